@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// Runs every *.test.ts file once on the embedded engine (PGlite) and once more on a PostgreSQL
+// server when TEST_DATABASE_URL (or DATABASE_URL) is set. Each test file starts its own server on
+// its own database, so files run in parallel.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.test.ts'))
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
+    .sort();
+}
+
+const filter = process.argv.slice(2);
+const files = ['src', 'test'].flatMap(testFiles).filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)));
+const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+const engines = (process.env.LORE_TEST_ENGINES ?? (serverUrl ? 'pglite,postgres' : 'pglite')).split(',');
+
+let failed = false;
+for (const engine of engines) {
+  if (engine === 'postgres' && !serverUrl) {
+    console.error('LORE_TEST_ENGINES names postgres but neither TEST_DATABASE_URL nor DATABASE_URL is set.');
+    process.exit(1);
+  }
+  console.log(`\n# engine: ${engine} (${files.length} test files)`);
+  const env = { ...process.env, LORE_TEST_ENGINE: engine, TEST_DATABASE_URL: serverUrl ?? '' };
+  // The server under test takes its database from the harness, never from the caller's DATABASE_URL.
+  delete env.DATABASE_URL;
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', `--test-concurrency=${engine === 'pglite' ? 2 : 3}`, '--test-timeout=300000', ...files],
+    { stdio: 'inherit', env },
+  );
+  if (result.status !== 0) failed = true;
+}
+if (!serverUrl) console.log('\n# PostgreSQL engine skipped: set TEST_DATABASE_URL to run the suite on a server as well.');
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,109 @@
+import { Command } from 'commander';
+import { ConfigError, loadConfig, loadDotEnv, type Config } from '../core/config.ts';
+import { migrate } from '../core/db/migrate.ts';
+import { openDb } from '../core/db/open.ts';
+import type { Db } from '../core/db/db.ts';
+import { createLogger } from '../core/logger.ts';
+import { startServer } from '../server.ts';
+import { knownScopes, type Scope } from '../features/auth/scopes.ts';
+import { createClient } from '../features/access-token-clients/clients.service.ts';
+import { createWorkspace, getWorkspace, listWorkspaces } from '../features/workspaces/workspaces.service.ts';
+
+function config(): Config {
+  loadDotEnv();
+  return loadConfig();
+}
+
+/** Runs `work` against a migrated database, then closes it. The same services as the HTTP API. */
+async function withDb<T>(work: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openDb(config());
+  try {
+    await migrate(db);
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function parseScopes(list: string): Scope[] {
+  const scopes = list.split(',').map((scope) => scope.trim()).filter(Boolean);
+  const unknown = scopes.filter((scope) => !(knownScopes as readonly string[]).includes(scope));
+  if (unknown.length > 0) throw new Error(`Unknown scope ${unknown.join(', ')}; known: ${knownScopes.join(', ')}`);
+  return scopes as Scope[];
+}
+
+const program = new Command('lore').description('Answers questions from knowledge bases; ingests content in bulk.');
+
+program
+  .command('start')
+  .description('Serve the HTTP API (on the embedded database unless DATABASE_URL is set)')
+  .action(async () => {
+    const settings = config();
+    const logger = createLogger(settings);
+    const server = await startServer(settings, { logger });
+    const stop = async (signal: string) => {
+      logger.info({ signal }, 'shutting down');
+      await server.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', () => void stop('SIGINT'));
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+  });
+
+program
+  .command('migrate')
+  .description('Apply the database migrations that are not applied yet')
+  .action(async () => {
+    const db = await openDb(config());
+    try {
+      const applied = await migrate(db);
+      process.stdout.write(applied.length ? `Applied: ${applied.map((m) => `${m.version} ${m.name}`).join(', ')}\n` : 'Up to date.\n');
+    } finally {
+      await db.close();
+    }
+  });
+
+const admin = program.command('admin').description('Platform administration, without the HTTP API');
+const workspace = admin.command('workspace').description('Workspaces');
+workspace
+  .command('create <name>')
+  .description('Create a workspace')
+  .action(async (name: string) => printJson(await withDb((db) => createWorkspace(db, name))));
+workspace
+  .command('list')
+  .description('List workspaces')
+  .action(async () => printJson(await withDb((db) => listWorkspaces(db, { limit: 100, offset: 0 }))));
+
+admin
+  .command('client')
+  .description('Access-token clients')
+  .command('create')
+  .description('Create an access-token client; prints its secret once')
+  .requiredOption('--workspace <id>', 'workspace id')
+  .requiredOption('--scopes <list>', `comma-separated scopes (${knownScopes.join(', ')})`)
+  .option('--name <name>', 'a name for the client', 'cli')
+  .option('--knowledge-bases <ids>', 'comma-separated knowledge-base ids the client is restricted to')
+  .action(async (options: { workspace: string; scopes: string; name: string; knowledgeBases?: string }) => {
+    const scopes = parseScopes(options.scopes);
+    const knowledgeBaseIds = options.knowledgeBases?.split(',').map((id) => id.trim());
+    const created = await withDb(async (db) => {
+      await getWorkspace(db, options.workspace);
+      return createClient(db, options.workspace, { name: options.name, scopes, knowledgeBaseIds });
+    });
+    printJson({ ...created.client, clientSecret: created.clientSecret });
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`lore: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}

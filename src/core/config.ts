@@ -1,0 +1,120 @@
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import dotenv from 'dotenv';
+import { Type, type Static } from 'typebox';
+
+/**
+ * Every environment variable lore reads, with its default. This is the only module that reads
+ * `process.env`; everything else receives the frozen `Config` built here.
+ */
+/** A string variable with a fixed set of values (`enum` reports better than a union of literals). */
+function choice<const T extends string>(values: readonly T[], defaultValue: T, description?: string) {
+  return Type.Unsafe<T>({ type: 'string', enum: values, default: defaultValue, description });
+}
+
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port.' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Interface to listen on; 0.0.0.0 in containers.' }),
+  DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'Directory of the embedded database and its generated secrets.' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL server to use instead of the embedded engine.' })),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'Connections per process on PostgreSQL.' }),
+  ADMIN_API_KEY: Type.Optional(Type.String({ minLength: 16, description: 'Bearer key of the platform administration API.' })),
+  TOKEN_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HMAC secret that signs access tokens.' })),
+  TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86400, default: 3600, description: 'Access-token lifetime.' }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis for rate limits shared by several API processes.' })),
+  LOG_LEVEL: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  LOG_FORMAT: choice(['auto', 'json', 'pretty'], 'auto', 'auto: pretty in a terminal, JSON otherwise.'),
+  EMBEDDINGS_PROVIDER: choice(['builtin', 'openai'], 'builtin', 'Where embedding vectors come from.'),
+  LLM_PROVIDER: choice(['extractive', 'openai'], 'extractive', 'What composes answers.'),
+  OPENAI_BASE_URL: Type.String({ format: 'uri', default: 'https://api.openai.com/v1' }),
+  OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  BOOTSTRAP: choice(
+    ['auto', 'never'],
+    'auto',
+    'auto: on an empty embedded database, create a default workspace, knowledge base, experience and client.',
+  ),
+});
+
+type Env = Static<typeof EnvSchema>;
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  adminApiKey: string | undefined;
+  tokenSecret: string | undefined;
+  tokenTtlSeconds: number;
+  redisUrl: string | undefined;
+  logLevel: string;
+  logFormat: 'json' | 'pretty';
+  embeddingsProvider: 'builtin' | 'openai';
+  llmProvider: 'extractive' | 'openai';
+  openaiBaseUrl: string;
+  openaiApiKey: string | undefined;
+  bootstrap: 'auto' | 'never';
+}>;
+
+/** Thrown when the environment is invalid; the message names every bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
+addFormats.default(ajv);
+const validateEnv = ajv.compile<Env>(EnvSchema);
+const names = Object.keys(EnvSchema.properties);
+
+/** Reads `.env` (when present) into `process.env` without overriding variables already set. */
+export function loadDotEnv(path = '.env'): void {
+  dotenv.config({ path, quiet: true });
+}
+
+/** Builds the frozen configuration from an environment, reporting every bad variable at once. */
+export function loadConfig(environment: Record<string, string | undefined> = process.env, isTerminal = Boolean(process.stdout.isTTY)): Config {
+  const env: Record<string, unknown> = {};
+  for (const name of names) {
+    const value = environment[name];
+    // An empty variable means "not set", as in most deployment tooling.
+    if (value !== undefined && value !== '') env[name] = value;
+  }
+  if (!validateEnv(env)) {
+    const problems = (validateEnv.errors ?? []).map((error) => {
+      const name = error.instancePath.replace(/^\//, '') || String(error.params.missingProperty ?? '');
+      const got = name in env ? ` (got ${JSON.stringify(env[name])})` : '';
+      const allowed = error.keyword === 'enum' ? `: ${(error.params.allowedValues as string[]).join(', ')}` : '';
+      return `${name}: ${error.message ?? 'is invalid'}${allowed}${got}`;
+    });
+    throw new ConfigError([...new Set(problems)]);
+  }
+  const problems: string[] = [];
+  if (env.DATABASE_URL && !env.TOKEN_SECRET) {
+    problems.push('TOKEN_SECRET: is required with DATABASE_URL, because every API process must sign tokens with the same secret');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({
+    port: env.PORT,
+    host: env.HOST,
+    dataDir: env.DATA_DIR,
+    databaseUrl: env.DATABASE_URL,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
+    adminApiKey: env.ADMIN_API_KEY,
+    tokenSecret: env.TOKEN_SECRET,
+    tokenTtlSeconds: env.TOKEN_TTL_SECONDS,
+    redisUrl: env.REDIS_URL,
+    logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT === 'auto' ? (isTerminal ? 'pretty' : 'json') : env.LOG_FORMAT,
+    embeddingsProvider: env.EMBEDDINGS_PROVIDER,
+    llmProvider: env.LLM_PROVIDER,
+    openaiBaseUrl: env.OPENAI_BASE_URL,
+    openaiApiKey: env.OPENAI_API_KEY,
+    bootstrap: env.BOOTSTRAP,
+  } as Config);
+}
+
+/** The documented variables, for `lore config` style listings and the README table. */
+export const configSchema = EnvSchema;

@@ -1,0 +1,14 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.ts';
+import type { Db } from './db/db.ts';
+
+/** Secrets resolved at start-up (from config, or generated into the data directory). */
+export type Secrets = Readonly<{ tokenSecret: Uint8Array; adminApiKey: string | undefined }>;
+
+/** What every feature needs, built once and passed explicitly: no globals, no container. */
+export type AppContext = Readonly<{
+  config: Config;
+  db: Db;
+  secrets: Secrets;
+  log: FastifyBaseLogger;
+}>;

@@ -1,0 +1,20 @@
+/** The result of one statement: its rows and how many rows it touched. */
+export type QueryResult<Row> = { rows: Row[]; rowCount: number };
+
+/** Anything that runs parameterized SQL: the database itself or an open transaction. */
+export interface Queryable {
+  query<Row = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>>;
+  /** Runs SQL text that may hold several statements and takes no parameters (migrations). */
+  exec(text: string): Promise<void>;
+}
+
+/**
+ * The one database interface of lore. Both engines speak PostgreSQL SQL; the adapters only differ
+ * in how they connect and run transactions.
+ */
+export interface Db extends Queryable {
+  readonly engine: 'pglite' | 'postgres';
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

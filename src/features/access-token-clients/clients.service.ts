@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import type { Db, Queryable } from '../../core/db/db.ts';
+import { AppError, notFound } from '../../core/errors.ts';
+import { hashSecret } from '../auth/secret-hash.ts';
+
+/** An access-token client as the API shows it (never with its secret). */
+export type AccessTokenClient = {
+  id: string;
+  workspaceId: string;
+  name: string;
+  clientId: string;
+  scopes: string[];
+  knowledgeBaseIds: string[] | null;
+  revokedAt: string | null;
+  createdAt: string;
+};
+
+export type NewClient = { name: string; scopes: string[]; knowledgeBaseIds?: string[] | null };
+
+type ClientRow = {
+  id: string;
+  workspace_id: string;
+  name: string;
+  client_id: string;
+  scopes: string[];
+  knowledge_base_ids: string[] | null;
+  revoked_at: Date | null;
+  created_at: Date;
+};
+
+const columns = 'id, workspace_id, name, client_id, scopes, knowledge_base_ids, revoked_at, created_at';
+
+function toClient(row: ClientRow): AccessTokenClient {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    clientId: row.client_id,
+    scopes: row.scopes,
+    knowledgeBaseIds: row.knowledge_base_ids,
+    revokedAt: row.revoked_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+async function assertKnowledgeBasesInWorkspace(db: Queryable, workspaceId: string, ids: string[]): Promise<void> {
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id FROM knowledge_bases WHERE workspace_id = $1 AND id = ANY($2::uuid[])',
+    [workspaceId, ids],
+  );
+  const found = new Set(rows.map((row) => row.id));
+  const unknown = ids.filter((id) => !found.has(id));
+  if (unknown.length > 0) {
+    throw new AppError('VALIDATION_FAILED', `Knowledge base ${unknown[0]} does not exist in this workspace.`, {
+      errors: unknown.map((id) => ({ path: `/knowledgeBaseIds/${ids.indexOf(id)}`, message: `knowledge base ${id} does not exist` })),
+    });
+  }
+}
+
+/** Creates a client; the returned secret is shown once and stored only as a scrypt hash. */
+export async function createClient(
+  db: Db,
+  workspaceId: string,
+  input: NewClient,
+): Promise<{ client: AccessTokenClient; clientSecret: string }> {
+  const knowledgeBaseIds = input.knowledgeBaseIds ? [...new Set(input.knowledgeBaseIds)] : null;
+  if (knowledgeBaseIds) await assertKnowledgeBasesInWorkspace(db, workspaceId, knowledgeBaseIds);
+  const clientId = `lore_${randomBytes(12).toString('hex')}`;
+  const clientSecret = randomBytes(32).toString('base64url');
+  const { rows } = await db.query<ClientRow>(
+    `INSERT INTO access_token_clients (workspace_id, name, client_id, secret_hash, scopes, knowledge_base_ids)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${columns}`,
+    [workspaceId, input.name, clientId, await hashSecret(clientSecret), [...new Set(input.scopes)], knowledgeBaseIds],
+  );
+  return { client: toClient(rows[0]!), clientSecret };
+}
+
+export async function listClients(db: Db, workspaceId: string): Promise<AccessTokenClient[]> {
+  const { rows } = await db.query<ClientRow>(
+    `SELECT ${columns} FROM access_token_clients WHERE workspace_id = $1 ORDER BY created_at DESC, id`,
+    [workspaceId],
+  );
+  return rows.map(toClient);
+}
+
+/** Revokes a client: its tokens stop working (within the guard's cache time). Idempotent. */
+export async function revokeClient(db: Db, workspaceId: string, id: string): Promise<void> {
+  const { rowCount } = await db.query(
+    `UPDATE access_token_clients SET revoked_at = COALESCE(revoked_at, now()), updated_at = now()
+     WHERE workspace_id = $1 AND id = $2`,
+    [workspaceId, id],
+  );
+  if (rowCount === 0) throw notFound('Access-token client', id);
+}
+
+/** What a token grant needs to authenticate a client. */
+export type ClientCredentials = {
+  id: string;
+  workspaceId: string;
+  clientId: string;
+  secretHash: string;
+  scopes: string[];
+  knowledgeBaseIds: string[] | null;
+  revoked: boolean;
+  workspaceStatus: string;
+};
+
+/**
+ * Looks a client up by its public id for the token grant. The only lookup not filtered by
+ * workspace: the caller's workspace is what the credentials are about to prove.
+ */
+export async function findCredentials(db: Db, clientId: string): Promise<ClientCredentials | undefined> {
+  const { rows } = await db.query<{
+    id: string;
+    workspace_id: string;
+    client_id: string;
+    secret_hash: string;
+    scopes: string[];
+    knowledge_base_ids: string[] | null;
+    revoked_at: Date | null;
+    workspace_status: string;
+  }>(
+    `SELECT c.id, c.workspace_id, c.client_id, c.secret_hash, c.scopes, c.knowledge_base_ids, c.revoked_at,
+            w.status AS workspace_status
+     FROM access_token_clients c JOIN workspaces w ON w.id = c.workspace_id
+     WHERE c.client_id = $1`,
+    [clientId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    clientId: row.client_id,
+    secretHash: row.secret_hash,
+    scopes: row.scopes,
+    knowledgeBaseIds: row.knowledge_base_ids,
+    revoked: row.revoked_at !== null,
+    workspaceStatus: row.workspace_status,
+  };
+}
+
+/** Whether a token's client still stands: not revoked, and the state of its workspace. */
+export async function clientStanding(
+  db: Db,
+  workspaceId: string,
+  clientRowId: string,
+): Promise<{ revoked: boolean; workspaceStatus: string } | undefined> {
+  const { rows } = await db.query<{ revoked: boolean; workspace_status: string }>(
+    `SELECT c.revoked_at IS NOT NULL AS revoked, w.status AS workspace_status
+     FROM access_token_clients c JOIN workspaces w ON w.id = c.workspace_id
+     WHERE c.workspace_id = $1 AND c.id = $2`,
+    [workspaceId, clientRowId],
+  );
+  const row = rows[0];
+  return row ? { revoked: row.revoked, workspaceStatus: row.workspace_status } : undefined;
+}

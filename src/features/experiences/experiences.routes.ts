@@ -1,0 +1,83 @@
+import { Type } from 'typebox';
+import type { AppContext } from '../../core/context.ts';
+import type { App } from '../../core/http/app-types.ts';
+import { guardedErrors, IdParams, Page, PageQuery, responses } from '../../core/http/schemas.ts';
+import { authorize, caller } from '../auth/guard.ts';
+import { ExperienceChangesSchema, ExperienceSchema, NewExperienceSchema } from './experiences.schemas.ts';
+import { createExperience, deleteExperience, getExperience, listExperiences, updateExperience } from './experiences.service.ts';
+
+const security = [{ bearerAuth: [] }];
+const tags = ['experiences'];
+
+/** Experiences of the caller's workspace (scopes `experiences:read|write`). */
+export function registerExperienceRoutes(app: App, context: AppContext): void {
+  const canRead = authorize(context, ['experiences:read']);
+  const canWrite = authorize(context, ['experiences:write']);
+
+  app.post(
+    '/api/v2/experiences',
+    {
+      onRequest: canWrite,
+      schema: { tags, security, summary: 'Create an experience', body: NewExperienceSchema, response: responses({ 201: ExperienceSchema }, guardedErrors) },
+    },
+    async (request, reply) => reply.code(201).send(await createExperience(context.db, caller(request).workspaceId, request.body)),
+  );
+
+  app.get(
+    '/api/v2/experiences',
+    {
+      onRequest: canRead,
+      schema: {
+        tags,
+        security,
+        summary: 'List experiences that are not deleted, newest first',
+        querystring: Type.Object(PageQuery),
+        response: responses({ 200: Page('experiences', ExperienceSchema) }, guardedErrors),
+      },
+    },
+    async (request) => listExperiences(context.db, caller(request).workspaceId, request.query),
+  );
+
+  app.get(
+    '/api/v2/experiences/:id',
+    {
+      onRequest: canRead,
+      schema: { tags, security, summary: 'Get an experience', params: IdParams, response: responses({ 200: ExperienceSchema }, [...guardedErrors, 404]) },
+    },
+    async (request) => getExperience(context.db, caller(request).workspaceId, request.params.id),
+  );
+
+  app.patch(
+    '/api/v2/experiences/:id',
+    {
+      onRequest: canWrite,
+      schema: {
+        tags,
+        security,
+        summary: 'Change an experience',
+        params: IdParams,
+        body: ExperienceChangesSchema,
+        response: responses({ 200: ExperienceSchema }, [...guardedErrors, 404]),
+      },
+    },
+    async (request) => updateExperience(context.db, caller(request).workspaceId, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/api/v2/experiences/:id',
+    {
+      onRequest: canWrite,
+      schema: {
+        tags,
+        security,
+        summary: 'Delete an experience: queries to it answer 404 from then on',
+        params: IdParams,
+        response: responses({ 204: Type.Null() }, [...guardedErrors, 404]),
+      },
+    },
+    async (request, reply) => {
+      await deleteExperience(context.db, caller(request).workspaceId, request.params.id);
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import { Type, type Static } from 'typebox';
+import { StringEnum, Timestamp, Uuid } from '../../core/http/schemas.ts';
+import { ActionSchema } from './action.schema.ts';
+
+export const DEFAULT_FALLBACK_MESSAGE = 'Sorry, I could not find an answer to that in the knowledge base.';
+
+export const ExperienceSettingsSchema = Type.Object(
+  {
+    topK: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Chunks retrieved per query.' })),
+    minScore: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Minimum relevance for a chunk to be used.' })),
+    llmProvider: Type.Optional(StringEnum(['extractive', 'openai'], { description: 'Defaults to LLM_PROVIDER.' })),
+    llmModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  knowledgeBaseIds: Type.Array(Uuid, { maxItems: 100, uniqueItems: true, description: 'Knowledge bases of the same workspace.' }),
+  requireAuth: Type.Boolean({ description: 'Queries need a bearer token with query:execute.' }),
+  allowedOrigins: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+    maxItems: 100,
+    description: 'Origin patterns such as https://www.example.com or https://*.example.com; empty: any origin.',
+  }),
+  instructions: Type.String({ maxLength: 10000, description: 'Free text for the answer generator.' }),
+  fallbackMessage: Type.String({ minLength: 1, maxLength: 2000, description: 'Answered when nothing relevant is found.' }),
+  actions: Type.Array(ActionSchema, { maxItems: 50, description: 'Action templates the query turns into buttons.' }),
+  settings: ExperienceSettingsSchema,
+};
+
+export const NewExperienceSchema = Type.Object(
+  {
+    name: fields.name,
+    knowledgeBaseIds: Type.Optional(fields.knowledgeBaseIds),
+    requireAuth: Type.Optional(fields.requireAuth),
+    allowedOrigins: Type.Optional(fields.allowedOrigins),
+    instructions: Type.Optional(fields.instructions),
+    fallbackMessage: Type.Optional(fields.fallbackMessage),
+    actions: Type.Optional(fields.actions),
+    settings: Type.Optional(fields.settings),
+  },
+  { additionalProperties: false },
+);
+
+export const ExperienceChangesSchema = Type.Partial(NewExperienceSchema, { additionalProperties: false, minProperties: 1 });
+
+export const ExperienceSchema = Type.Object({
+  id: Uuid,
+  workspaceId: Uuid,
+  ...fields,
+  // Serialized as stored: the request schema already validated each action.
+  actions: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'Action templates (see the request schema).' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export type NewExperience = Static<typeof NewExperienceSchema>;
+export type ExperienceChanges = Static<typeof ExperienceChangesSchema>;
+export type Experience = Static<typeof ExperienceSchema>;

@@ -1,0 +1,157 @@
+import type { Db, Queryable } from '../../core/db/db.ts';
+import { AppError, notFound, type FieldError } from '../../core/errors.ts';
+import type { Action } from './action.schema.ts';
+import {
+  DEFAULT_FALLBACK_MESSAGE,
+  type Experience,
+  type ExperienceChanges,
+  type NewExperience,
+} from './experiences.schemas.ts';
+import { parseOriginPattern } from './origin-pattern.ts';
+
+type ExperienceRow = {
+  id: string;
+  workspace_id: string;
+  name: string;
+  knowledge_base_ids: string[];
+  require_auth: boolean;
+  allowed_origins: string[];
+  instructions: string;
+  fallback_message: string;
+  actions: Action[];
+  settings: Experience['settings'];
+  created_at: Date;
+  updated_at: Date;
+};
+
+const columns = `id, workspace_id, name, knowledge_base_ids, require_auth, allowed_origins, instructions,
+  fallback_message, actions, settings, created_at, updated_at`;
+
+function toExperience(row: ExperienceRow): Experience {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    knowledgeBaseIds: row.knowledge_base_ids,
+    requireAuth: row.require_auth,
+    allowedOrigins: row.allowed_origins,
+    instructions: row.instructions,
+    fallbackMessage: row.fallback_message,
+    actions: row.actions,
+    settings: row.settings,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** Checks what the JSON schema cannot: knowledge bases of this workspace, origin syntax, unique action ids. */
+async function assertConsistent(db: Queryable, workspaceId: string, input: ExperienceChanges): Promise<void> {
+  const errors: FieldError[] = [];
+  if (input.knowledgeBaseIds && input.knowledgeBaseIds.length > 0) {
+    const { rows } = await db.query<{ id: string }>(
+      'SELECT id FROM knowledge_bases WHERE workspace_id = $1 AND id = ANY($2::uuid[])',
+      [workspaceId, input.knowledgeBaseIds],
+    );
+    const found = new Set(rows.map((row) => row.id));
+    input.knowledgeBaseIds.forEach((id, index) => {
+      if (!found.has(id)) errors.push({ path: `/knowledgeBaseIds/${index}`, message: `knowledge base ${id} does not exist in this workspace` });
+    });
+  }
+  input.allowedOrigins?.forEach((pattern, index) => {
+    const parsed = parseOriginPattern(pattern);
+    if ('error' in parsed) errors.push({ path: `/allowedOrigins/${index}`, message: parsed.error });
+  });
+  const seen = new Set<string>();
+  input.actions?.forEach((action, index) => {
+    if (seen.has(action.id)) errors.push({ path: `/actions/${index}/id`, message: `duplicates the action id ${action.id}` });
+    seen.add(action.id);
+  });
+  if (errors.length > 0) {
+    throw new AppError('VALIDATION_FAILED', `${errors[0]!.path} ${errors[0]!.message}`, { errors });
+  }
+}
+
+export async function createExperience(db: Db, workspaceId: string, input: NewExperience): Promise<Experience> {
+  await assertConsistent(db, workspaceId, input);
+  const { rows } = await db.query<ExperienceRow>(
+    `INSERT INTO experiences
+       (workspace_id, name, knowledge_base_ids, require_auth, allowed_origins, instructions, fallback_message, actions, settings)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${columns}`,
+    [
+      workspaceId,
+      input.name,
+      input.knowledgeBaseIds ?? [],
+      input.requireAuth ?? false,
+      input.allowedOrigins ?? [],
+      input.instructions ?? '',
+      input.fallbackMessage ?? DEFAULT_FALLBACK_MESSAGE,
+      JSON.stringify(input.actions ?? []),
+      JSON.stringify(input.settings ?? {}),
+    ],
+  );
+  return toExperience(rows[0]!);
+}
+
+export async function listExperiences(
+  db: Db,
+  workspaceId: string,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; experiences: Experience[] }> {
+  const [{ rows }, count] = await Promise.all([
+    db.query<ExperienceRow>(
+      `SELECT ${columns} FROM experiences WHERE workspace_id = $1 AND deleted_at IS NULL
+       ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`,
+      [workspaceId, page.limit, page.offset],
+    ),
+    db.query<{ total: number }>('SELECT count(*)::int AS total FROM experiences WHERE workspace_id = $1 AND deleted_at IS NULL', [workspaceId]),
+  ]);
+  return { total: count.rows[0]!.total, experiences: rows.map(toExperience) };
+}
+
+/** An experience of the workspace that was not deleted; 404 otherwise. */
+export async function getExperience(db: Queryable, workspaceId: string, id: string): Promise<Experience> {
+  const { rows } = await db.query<ExperienceRow>(
+    `SELECT ${columns} FROM experiences WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
+    [workspaceId, id],
+  );
+  if (!rows[0]) throw notFound('Experience', id);
+  return toExperience(rows[0]);
+}
+
+export async function updateExperience(db: Db, workspaceId: string, id: string, changes: ExperienceChanges): Promise<Experience> {
+  await assertConsistent(db, workspaceId, changes);
+  return db.transaction(async (tx) => {
+    const current = await getExperience(tx, workspaceId, id);
+    const next = { ...current, ...changes };
+    const { rows } = await tx.query<ExperienceRow>(
+      `UPDATE experiences SET name = $3, knowledge_base_ids = $4, require_auth = $5, allowed_origins = $6,
+         instructions = $7, fallback_message = $8, actions = $9, settings = $10, updated_at = now()
+       WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${columns}`,
+      [
+        workspaceId,
+        id,
+        next.name,
+        next.knowledgeBaseIds,
+        next.requireAuth,
+        next.allowedOrigins,
+        next.instructions,
+        next.fallbackMessage,
+        JSON.stringify(next.actions),
+        JSON.stringify(next.settings),
+      ],
+    );
+    return toExperience(rows[0]!);
+  });
+}
+
+/**
+ * Marks an experience deleted: it answers 404 from then on, while the sessions and queries that
+ * reference it stay readable for audit.
+ */
+export async function deleteExperience(db: Db, workspaceId: string, id: string): Promise<void> {
+  const { rowCount } = await db.query(
+    'UPDATE experiences SET deleted_at = now(), updated_at = now() WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL',
+    [workspaceId, id],
+  );
+  if (rowCount === 0) throw notFound('Experience', id);
+}

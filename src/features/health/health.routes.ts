@@ -1,0 +1,37 @@
+import { Type } from 'typebox';
+import type { AppContext } from '../../core/context.ts';
+import { pendingMigrations } from '../../core/db/migrate.ts';
+import { AppError } from '../../core/errors.ts';
+import type { App } from '../../core/http/app-types.ts';
+import { responses } from '../../core/http/schemas.ts';
+
+/** GET /healthz (the process answers) and GET /readyz (database reachable, migrations applied). */
+export function registerHealthRoutes(app: App, context: AppContext): void {
+  app.get(
+    '/healthz',
+    { schema: { tags: ['health'], summary: 'Liveness', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: the database answers and every migration is applied',
+        response: responses({ 200: Type.Object({ status: Type.Literal('ready'), engine: Type.String() }) }, [503]),
+      },
+    },
+    async () => {
+      let pending: number;
+      try {
+        pending = await pendingMigrations(context.db);
+      } catch (error) {
+        context.log.warn({ err: error }, 'readiness check failed');
+        throw new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable.');
+      }
+      if (pending > 0) throw new AppError('SERVICE_UNAVAILABLE', `${pending} database migration(s) are not applied.`);
+      return { status: 'ready' as const, engine: context.db.engine };
+    },
+  );
+}

@@ -1,0 +1,61 @@
+import type { AppContext } from '../../core/context.ts';
+import { createClient } from '../access-token-clients/clients.service.ts';
+import { createExperience } from '../experiences/experiences.service.ts';
+import { createKnowledgeBase } from '../knowledge-bases/knowledge-bases.service.ts';
+import { createWorkspace } from './workspaces.service.ts';
+
+/** What the first start created, for the block printed to the operator. */
+export type FirstStart = {
+  workspaceId: string;
+  knowledgeBaseId: string;
+  experienceId: string;
+  clientId: string;
+  clientSecret: string;
+};
+
+/**
+ * On an empty embedded database, creates a `default` workspace with a knowledge base, a public
+ * experience and a client holding every scope, so that a fresh clone goes from `npm start` to a
+ * token without reading code. Returns undefined when there is already a workspace.
+ */
+export async function firstStart(context: AppContext): Promise<FirstStart | undefined> {
+  const { db, config } = context;
+  if (db.engine !== 'pglite' || config.bootstrap !== 'auto') return undefined;
+  const { rows } = await db.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM workspaces) AS any');
+  if (rows[0]?.any) return undefined;
+  const workspace = await createWorkspace(db, 'default');
+  const knowledgeBase = await createKnowledgeBase(db, workspace.id, { name: 'default', description: 'Created at first start.' });
+  const experience = await createExperience(db, workspace.id, { name: 'default', knowledgeBaseIds: [knowledgeBase.id] });
+  const { client, clientSecret } = await createClient(db, workspace.id, { name: 'default', scopes: ['*'] });
+  return {
+    workspaceId: workspace.id,
+    knowledgeBaseId: knowledgeBase.id,
+    experienceId: experience.id,
+    clientId: client.clientId,
+    clientSecret,
+  };
+}
+
+/** The first-start block: the ids, the credentials (shown this once) and curl lines to paste. */
+export function firstStartBlock(created: FirstStart, baseUrl: string): string {
+  return [
+    '',
+    '================================ lore: first start ================================',
+    'Created on this empty database (the client secret is shown only now; keep it):',
+    `  workspace       ${created.workspaceId}`,
+    `  knowledge base  ${created.knowledgeBaseId}`,
+    `  experience      ${created.experienceId}  (public)`,
+    `  client id       ${created.clientId}`,
+    `  client secret   ${created.clientSecret}`,
+    '',
+    'Get an access token:',
+    `  curl -s ${baseUrl}/v2/auth/access-tokens -d grant_type=client_credentials \\`,
+    `    -d client_id=${created.clientId} -d client_secret=${created.clientSecret}`,
+    '',
+    'Ask the default experience a question (after ingesting content into the knowledge base):',
+    `  curl -s ${baseUrl}/api/v2/query -H 'content-type: application/json' \\`,
+    `    -d '{"experienceId":"${created.experienceId}","text":"What is lore?"}'`,
+    '====================================================================================',
+    '',
+  ].join('\n');
+}
