@@ -1,0 +1,106 @@
+import { Type, type Static, type TSchema } from 'typebox';
+import { StringEnum } from '../../../core/http/schemas.ts';
+import type { Adapter, AdapterIssue, ContentType, NormalizedRecord } from './adapter.ts';
+import { limits, normalizeLineEndings, normalizeTags } from './limits.ts';
+import { compileSchema, httpUrlPattern, IssueList } from './schema-issues.ts';
+import { deriveTitle } from './title.ts';
+
+const contentTypes: readonly ContentType[] = ['text', 'markdown', 'code', 'qa_pair'];
+
+const RecordSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: limits.idLength, description: 'Unique identifier of the record within its source.' }),
+    title: Type.Optional(Type.String({ maxLength: limits.titleLength, description: 'Generated from the content when omitted or blank.' })),
+    content: Type.Optional(
+      Type.String({ maxLength: limits.contentLength, description: 'Main text. Required and not blank, except on records with `deleted: true`.' }),
+    ),
+    contentType: Type.Optional(StringEnum(contentTypes, { default: 'text' })),
+    metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', description: 'Free key/value pairs, kept as given.' })),
+    deleted: Type.Optional(Type.Boolean({ default: false, description: 'When true, the entry with this id is deleted.' })),
+    url: Type.Optional(Type.String({ format: 'uri', pattern: httpUrlPattern, maxLength: limits.urlLength, description: 'External reference URL.' })),
+    tags: Type.Optional(Type.Array(Type.String({ maxLength: limits.tagLength }), { maxItems: limits.tags })),
+  },
+  // Unknown fields are rejected: a misspelt `contentype` or `tag` would otherwise be dropped silently.
+  { additionalProperties: false },
+);
+
+/** The payload with records of the given schema; with `Type.Unknown()` it is the envelope checked once. */
+function payloadSchema<RecordSchemaType extends TSchema>(records: RecordSchemaType) {
+  return Type.Object(
+    { records: Type.Array(records, { maxItems: limits.records }) },
+    { additionalProperties: false, description: 'Payload of the generic-json adapter.' },
+  );
+}
+
+const PayloadSchema = payloadSchema(RecordSchema);
+type GenericRecord = Static<typeof RecordSchema>;
+type Payload = Static<typeof PayloadSchema>;
+
+const envelopeIssues = compileSchema(payloadSchema(Type.Unknown()));
+const recordSchemaIssues = compileSchema(RecordSchema);
+const nonBlank = /\S/;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Every problem of a payload, record by record, stopping at the issue limit. Besides the schema:
+ * unique ids, and content required unless the record is a deletion. No per-record closures: this
+ * loop runs on every submitted record.
+ */
+function validatePayload(data: unknown): AdapterIssue[] {
+  const issues = new IssueList();
+  issues.add(...envelopeIssues(data));
+  const records = isObject(data) && Array.isArray(data.records) ? data.records : [];
+  const firstIndexOfId = new Map<string, number>();
+  for (let index = 0; index < records.length && !issues.full; index += 1) {
+    const record: unknown = records[index];
+    const at = `/records/${index}`;
+    issues.add(...recordSchemaIssues(record, at));
+    if (!isObject(record)) continue;
+    const { id, content } = record;
+    if (typeof id === 'string' && id !== '') {
+      const firstIndex = firstIndexOfId.get(id);
+      if (!nonBlank.test(id)) issues.add({ path: `${at}/id`, message: 'must not be blank' });
+      else if (firstIndex === undefined) firstIndexOfId.set(id, index);
+      else issues.add({ path: `${at}/id`, message: `duplicates the id of /records/${firstIndex}` });
+    }
+    if (record.deleted === true) continue;
+    if (content === undefined) issues.add({ path: `${at}/content`, message: 'is required (unless deleted is true)' });
+    else if (typeof content === 'string' && !nonBlank.test(content)) {
+      issues.add({ path: `${at}/content`, message: 'must not be empty or blank (unless deleted is true)' });
+    }
+  }
+  return issues.toArray();
+}
+
+function normalizeRecord(record: GenericRecord): NormalizedRecord {
+  const content = normalizeLineEndings(record.content ?? '');
+  const title = record.title?.replace(/\s+/g, ' ').trim();
+  return {
+    id: record.id,
+    title: title || deriveTitle(content, record.id),
+    content,
+    contentType: record.contentType ?? 'text',
+    url: record.url ?? null,
+    tags: normalizeTags(record.tags ?? []),
+    metadata: record.metadata ?? {},
+    deleted: record.deleted === true,
+  };
+}
+
+/** `{records: [Record]}`, the spec's generic format: records already in lore's shape. */
+export const genericJsonAdapter: Adapter = {
+  name: 'generic-json',
+  format: 'json',
+  version: '1.0.0',
+  schema: PayloadSchema,
+  validate: validatePayload,
+  count(data) {
+    return (data as Payload).records.length;
+  },
+  *normalize(data) {
+    for (const record of (data as Payload).records) yield normalizeRecord(record);
+  },
+};

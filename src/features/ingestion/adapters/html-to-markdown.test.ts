@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import he from 'he';
+import { entityEncodedHtmlToMarkdown } from './html-to-markdown.ts';
+
+/** Encodes HTML the way content-hub exports it. */
+const encoded = (html: string) => he.escape(html);
+
+describe('entityEncodedHtmlToMarkdown', () => {
+  const cases: Array<{ name: string; data: string; expected: string }> = [
+    { name: 'headings become ATX headings', data: encoded('<h1>Title</h1><h3>Sub</h3><p>Text</p>'), expected: '# Title\n\n### Sub\n\nText' },
+    {
+      name: 'a table becomes a GFM table',
+      data: encoded('<table><thead><tr><th>Plan</th><th>Price</th></tr></thead><tbody><tr><td>Basic</td><td>$5</td></tr></tbody></table>'),
+      expected: '| Plan | Price |\n| --- | --- |\n| Basic | $5  |',
+    },
+    {
+      name: 'nested lists keep their nesting',
+      data: encoded('<ul><li>One<ul><li>One.a</li></ul></li><li>Two</li></ul><ol><li>First</li><li>Second</li></ol>'),
+      expected: '-   One\n    -   One.a\n-   Two\n\n1.  First\n2.  Second',
+    },
+    {
+      name: 'links keep their target, with its encoded ampersand decoded',
+      data: encoded('<p>See <a href="https://x.example/a?b=1&amp;c=2">the guide</a>.</p>'),
+      expected: 'See [the guide](https://x.example/a?b=1&c=2).',
+    },
+    {
+      name: 'inline code and a fenced block with its language',
+      data: encoded('<p>Run <code>npm i</code>:</p><pre><code class="language-js">if (a &lt; b &amp;&amp; c) {\n  go();\n}</code></pre>'),
+      expected: 'Run `npm i`:\n\n```js\nif (a < b && c) {\n  go();\n}\n```',
+    },
+    {
+      name: 'double encoding: &amp;nbsp; is a space, &amp;lt; a literal <',
+      data: 'A&amp;nbsp;B &amp;amp; C &amp;lt;tag&amp;gt;',
+      expected: 'A B & C <tag>',
+    },
+    {
+      name: 'numeric and named entities of the outer encoding',
+      data: '&#x3C;p&#x3E;caf&eacute; &#8211; &quot;ok&quot;&#x3C;/p&#x3E;',
+      expected: 'café – "ok"',
+    },
+    { name: 'script, style and noscript are dropped', data: encoded('<p>Kept</p><script>track()</script><style>p{}</style><noscript>no js</noscript>'), expected: 'Kept' },
+    {
+      name: 'an inline data image becomes its alt text, a linked image stays',
+      data: encoded('<p><img src="data:image/png;base64,AAAA" alt="Diagram"> <img src="https://x.example/a.png" alt="Photo"></p>'),
+      expected: 'Diagram ![Photo](https://x.example/a.png)',
+    },
+    { name: 'emphasis and strikethrough', data: encoded('<p><strong>b</strong> <em>i</em> <del>gone</del></p>'), expected: '**b** _i_ ~~gone~~' },
+    {
+      name: 'raw (never encoded) HTML is not decoded again, so encoded markup inside stays text',
+      data: '<p>Type &lt;script&gt; literally</p>',
+      expected: 'Type <script> literally',
+    },
+    { name: 'plain text without markup', data: 'Just text &amp; more', expected: 'Just text & more' },
+    { name: 'empty data', data: '', expected: '' },
+  ];
+  for (const { name, data, expected } of cases) {
+    test(name, () => assert.equal(entityEncodedHtmlToMarkdown(data), expected));
+  }
+});
