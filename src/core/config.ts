@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import dotenv from 'dotenv';
+import { availableParallelism } from 'node:os';
 import { Type, type Static } from 'typebox';
 
 /**
@@ -28,6 +29,18 @@ const EnvSchema = Type.Object({
   LLM_PROVIDER: choice(['extractive', 'openai'], 'extractive', 'What composes answers.'),
   OPENAI_BASE_URL: Type.String({ format: 'uri', default: 'https://api.openai.com/v1' }),
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  EMBEDDINGS_THREADS: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 64, description: 'Worker threads of the builtin embedder; default: one per core.' }),
+  ),
+  EMBEDDINGS_BATCH_SIZE: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 2048, description: 'Texts per embedding batch; default: 16 for builtin, 256 for openai.' }),
+  ),
+  EMBEDDINGS_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600000, default: 30000, description: 'Time limit of one embeddings API request.' }),
+  EMBEDDINGS_MAX_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 5, description: 'Retries of a failed embeddings API request.' }),
+  OPENAI_EMBEDDINGS_MODEL: Type.String({ minLength: 1, default: 'text-embedding-3-small' }),
+  OPENAI_EMBEDDINGS_DIMENSIONS: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 16384, description: 'Vector size asked of the embeddings API (`dimensions`); default: the model\'s own.' }),
+  ),
   BOOTSTRAP: choice(
     ['auto', 'never'],
     'auto',
@@ -53,6 +66,12 @@ export type Config = Readonly<{
   llmProvider: 'extractive' | 'openai';
   openaiBaseUrl: string;
   openaiApiKey: string | undefined;
+  embeddingsThreads: number;
+  embeddingsBatchSize: number;
+  embeddingsTimeoutMs: number;
+  embeddingsMaxRetries: number;
+  openaiEmbeddingsModel: string;
+  openaiEmbeddingsDimensions: number | undefined;
   bootstrap: 'auto' | 'never';
 }>;
 
@@ -112,6 +131,14 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     llmProvider: env.LLM_PROVIDER,
     openaiBaseUrl: env.OPENAI_BASE_URL,
     openaiApiKey: env.OPENAI_API_KEY,
+    embeddingsThreads: env.EMBEDDINGS_THREADS ?? availableParallelism(),
+    // Measured in bench/README.md ("Embedder"): 16 keeps both builtin threads busy; the OpenAI API
+    // takes up to 2048 inputs per request, 256 keeps one request well under its size limits.
+    embeddingsBatchSize: env.EMBEDDINGS_BATCH_SIZE ?? (env.EMBEDDINGS_PROVIDER === 'openai' ? 256 : 16),
+    embeddingsTimeoutMs: env.EMBEDDINGS_TIMEOUT_MS,
+    embeddingsMaxRetries: env.EMBEDDINGS_MAX_RETRIES,
+    openaiEmbeddingsModel: env.OPENAI_EMBEDDINGS_MODEL,
+    openaiEmbeddingsDimensions: env.OPENAI_EMBEDDINGS_DIMENSIONS,
     bootstrap: env.BOOTSTRAP,
   } as Config);
 }

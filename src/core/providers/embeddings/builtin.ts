@@ -1,0 +1,220 @@
+import { availableParallelism } from 'node:os';
+import { extname } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { WorkerMessage, WorkerRequest } from './builtin-worker.ts';
+import { batches, embedDeduplicated, normalize, type EmbeddingProvider, type EmbedOptions } from './provider.ts';
+
+/** Vector size of the Universal Sentence Encoder (kept here: importing the encoder would load TensorFlow.js into this thread). */
+const DIMENSION = 512;
+
+export type BuiltinEmbeddingOptions = {
+  /** Worker threads, each with its own copy of the model (default: one per core). */
+  threads?: number;
+  /** Texts per batch sent to one thread (default 16). */
+  batchSize?: number;
+};
+
+type Task = {
+  texts: string[];
+  resolve(vectors: Float32Array): void;
+  reject(error: unknown): void;
+  /** Set while a thread works on it. */
+  thread?: Thread;
+};
+
+type Thread = {
+  worker: Worker;
+  ready: Promise<number>;
+  loaded: boolean;
+  task: Task | undefined;
+};
+
+/**
+ * The Universal Sentence Encoder lite, offline, on a pool of worker threads so that embedding
+ * never blocks the event loop and uses every core. Threads start, and load the model, at the
+ * first `embed` (or `warmUp`), so a process that never embeds never pays for it.
+ */
+export class BuiltinEmbeddingProvider implements EmbeddingProvider {
+  readonly name = 'builtin';
+  readonly model = 'universal-sentence-encoder-lite';
+  readonly dimension = DIMENSION;
+  private readonly threadCount: number;
+  private readonly batchSize: number;
+  private readonly threads: Thread[] = [];
+  private readonly queue: Task[] = [];
+  private nextId = 0;
+  private closed = false;
+
+  constructor(options: BuiltinEmbeddingOptions = {}) {
+    this.threadCount = options.threads ?? availableParallelism();
+    this.batchSize = options.batchSize ?? 16;
+  }
+
+  /** Starts the threads and waits until each has loaded the model; resolves to the slowest load in ms. */
+  async warmUp(): Promise<number> {
+    this.startThreads();
+    const loads = await Promise.all(this.threads.map((thread) => thread.ready));
+    return Math.max(...loads);
+  }
+
+  embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+    if (this.closed) return Promise.reject(new Error('The builtin embedder is closed.'));
+    return embedDeduplicated(texts, async (distinct) => {
+      // A batch is padded to its longest text, so batches of texts of similar length waste least.
+      const order = distinct.map((_, index) => index).sort((a, b) => distinct[b]!.length - distinct[a]!.length);
+      const parts = batches(order, this.batchSize);
+      const vectors: Float32Array[] = new Array(distinct.length);
+      const failed = new AbortController();
+      const signal = options.signal ? AbortSignal.any([options.signal, failed.signal]) : failed.signal;
+      // A call of one batch (a search query) goes before the queued batches of a bulk ingestion.
+      const urgent = parts.length === 1;
+      try {
+        await Promise.all(
+          parts.map(async (part) => {
+            const flat = await this.run(
+              part.map((index) => distinct[index]!),
+              urgent,
+              signal,
+            );
+            part.forEach((index, row) => {
+              vectors[index] = normalize(flat.slice(row * DIMENSION, (row + 1) * DIMENSION));
+            });
+          }),
+        );
+      } catch (error) {
+        failed.abort(error);
+        throw error;
+      }
+      return vectors;
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const error = new Error('The builtin embedder was closed.');
+    for (const task of this.queue.splice(0)) task.reject(error);
+    await Promise.all(this.threads.splice(0).map((thread) => thread.worker.terminate()));
+  }
+
+  private run(texts: string[], urgent: boolean, signal: AbortSignal): Promise<Float32Array> {
+    return new Promise((resolve, reject) => {
+      signal.throwIfAborted();
+      const onAbort = () => {
+        const queued = this.queue.indexOf(task);
+        if (queued >= 0) this.queue.splice(queued, 1);
+        reject(signal.reason);
+      };
+      const task: Task = {
+        texts,
+        resolve: (vectors) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(vectors);
+        },
+        reject: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (urgent) this.queue.unshift(task);
+      else this.queue.push(task);
+      this.startThreads();
+      this.dispatch();
+    });
+  }
+
+  /** Hands queued batches to idle threads that have loaded the model. */
+  private dispatch(): void {
+    for (const thread of this.threads) {
+      if (this.queue.length === 0) return;
+      if (!thread.loaded || thread.task) continue;
+      const task = this.queue.shift()!;
+      thread.task = task;
+      task.thread = thread;
+      // A busy thread keeps the process alive; an idle one must not hold it open.
+      thread.worker.ref();
+      thread.worker.postMessage({ id: this.nextId++, texts: task.texts } satisfies WorkerRequest);
+    }
+  }
+
+  private startThreads(): void {
+    while (!this.closed && this.threads.length < this.threadCount) this.threads.push(this.spawn());
+  }
+
+  private spawn(): Thread {
+    // The sources are TypeScript run through tsx (see bin/lore.js); a worker thread starts without
+    // the parent's loader.
+    const extension = extname(new URL(import.meta.url).pathname);
+    const entry = new URL(`./builtin-worker${extension}`, import.meta.url).href;
+    // `--import tsx` in a worker's execArgv registers its hooks too late for the worker's own entry
+    // module on Node 20, so the worker registers tsx itself before importing its entry.
+    const worker =
+      extension === '.ts'
+        ? new Worker(
+            `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`,
+            { eval: true },
+          )
+        : new Worker(new URL(entry));
+    worker.unref();
+    let markReady: (loadMs: number) => void = () => {};
+    let markFailed: (error: Error) => void = () => {};
+    const thread: Thread = {
+      worker,
+      loaded: false,
+      task: undefined,
+      ready: new Promise<number>((resolve, reject) => {
+        markReady = resolve;
+        markFailed = reject;
+      }),
+    };
+    // `warmUp` may never be awaited; its rejection is reported through the queued tasks instead.
+    thread.ready.catch(() => {});
+    const finish = (outcome: { vectors: Float32Array } | { error: Error }) => {
+      const task = thread.task;
+      thread.task = undefined;
+      worker.unref();
+      if (task) {
+        if ('vectors' in outcome) task.resolve(outcome.vectors);
+        else task.reject(outcome.error);
+      }
+      this.dispatch();
+    };
+    const retire = (error: Error) => {
+      const index = this.threads.indexOf(thread);
+      if (index < 0) return;
+      this.threads.splice(index, 1);
+      markFailed(error);
+      if (!thread.loaded) {
+        // The model cannot load: every waiting batch would fail the same way.
+        for (const task of this.queue.splice(0)) task.reject(error);
+      } else if (this.queue.length > 0) {
+        this.startThreads();
+      }
+      finish({ error });
+      void worker.terminate();
+    };
+    worker.on('message', (message: WorkerMessage) => {
+      switch (message.type) {
+        case 'ready':
+          thread.loaded = true;
+          markReady(message.loadMs);
+          this.dispatch();
+          break;
+        case 'load-failed':
+          retire(new Error(`The builtin embedder could not load its model: ${message.error}`));
+          break;
+        case 'done':
+          finish({ vectors: message.vectors });
+          break;
+        case 'failed':
+          finish({ error: new Error(`The builtin embedder failed: ${message.error}`) });
+          break;
+      }
+    });
+    worker.on('error', (error) => retire(error));
+    worker.on('exit', (code) => {
+      if (!this.closed) retire(new Error(`A builtin embedder thread stopped with exit code ${code}.`));
+    });
+    return thread;
+  }
+}

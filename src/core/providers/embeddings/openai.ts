@@ -1,0 +1,208 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError } from '../../errors.ts';
+import { batches, embedDeduplicated, normalize, type EmbeddingProvider, type EmbedOptions } from './provider.ts';
+
+export type OpenAiEmbeddingOptions = {
+  /** Base URL of an OpenAI-compatible API, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer …` when set; local servers usually need none. */
+  apiKey?: string | undefined;
+  /** Model name sent with every request. */
+  model: string;
+  /** Asked of the API as `dimensions` when set (text-embedding-3 models can shorten their vectors). */
+  dimensions?: number | undefined;
+  /** Inputs per request (default 256). */
+  batchSize?: number;
+  /** Requests in flight at once for one `embed` call (default 4). */
+  concurrency?: number;
+  /** Time limit of one request in milliseconds (default 30,000). */
+  timeoutMs?: number;
+  /** Retries of one request after a 429, a 5xx, a network error or a timeout (default 5). */
+  maxRetries?: number;
+  /** First backoff delay in milliseconds, doubled at each retry, with jitter (default 500). */
+  retryBaseMs?: number;
+  /** Longest wait between two tries, also the cap on `Retry-After` (default 30,000). */
+  maxRetryDelayMs?: number;
+};
+
+/** Vector sizes of OpenAI's own models, so that `dimension` is known before the first call. */
+const knownDimensions: Readonly<Record<string, number>> = {
+  'text-embedding-3-small': 1536,
+  'text-embedding-3-large': 3072,
+  'text-embedding-ada-002': 1536,
+};
+
+type EmbeddingsResponse = { data: { index: number; embedding: number[] }[] };
+
+/** A failed try: whether another may succeed, and how long the server asked us to wait. */
+class AttemptError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly timedOut = false,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Embeddings from any OpenAI-compatible `POST {baseUrl}/embeddings` endpoint. */
+export class OpenAiEmbeddingProvider implements EmbeddingProvider {
+  readonly name = 'openai';
+  readonly model: string;
+  private knownDimension: number;
+  private readonly url: string;
+  private readonly batchSize: number;
+  private readonly concurrency: number;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly retryBaseMs: number;
+  private readonly maxRetryDelayMs: number;
+
+  constructor(private readonly options: OpenAiEmbeddingOptions) {
+    this.model = options.model;
+    this.knownDimension = options.dimensions ?? knownDimensions[options.model] ?? 0;
+    this.url = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
+    this.batchSize = options.batchSize ?? 256;
+    this.concurrency = options.concurrency ?? 4;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.maxRetries = options.maxRetries ?? 5;
+    this.retryBaseMs = options.retryBaseMs ?? 500;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
+  }
+
+  get dimension(): number {
+    return this.knownDimension;
+  }
+
+  embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+    return embedDeduplicated(texts, async (distinct) => {
+      const parts = batches(distinct, this.batchSize);
+      const results: Float32Array[][] = new Array(parts.length);
+      // The first batch that fails for good stops the others: the call has failed anyway.
+      const failed = new AbortController();
+      const signal = options.signal ? AbortSignal.any([options.signal, failed.signal]) : failed.signal;
+      let next = 0;
+      // A few requests in flight keep a remote API busy without tripping its rate limit at once.
+      const lane = async () => {
+        while (next < parts.length) {
+          const part = next++;
+          results[part] = await this.embedBatch(parts[part]!, signal);
+        }
+      };
+      try {
+        await Promise.all(Array.from({ length: Math.min(this.concurrency, parts.length) }, lane));
+      } catch (error) {
+        failed.abort(error);
+        throw error;
+      }
+      return results.flat();
+    });
+  }
+
+  async close(): Promise<void> {}
+
+  private async embedBatch(input: string[], signal: AbortSignal): Promise<Float32Array[]> {
+    for (let attempt = 0; ; attempt++) {
+      signal.throwIfAborted();
+      try {
+        return await this.request(input, signal);
+      } catch (error) {
+        if (!(error instanceof AttemptError)) throw error;
+        if (!error.retryable || attempt >= this.maxRetries) {
+          const tries = attempt + 1;
+          const message = `Embeddings request to ${this.url} failed after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${error.message}`;
+          throw new AppError(error.timedOut ? 'GATEWAY_TIMEOUT' : 'BAD_GATEWAY', message);
+        }
+        const backoff = Math.min(this.retryBaseMs * 2 ** attempt, this.maxRetryDelayMs);
+        // Jitter spreads the retries of many workers that hit the same rate limit at once.
+        const delay = error.retryAfterMs ?? backoff / 2 + Math.random() * (backoff / 2);
+        await sleep(Math.min(delay, this.maxRetryDelayMs), undefined, { signal }).catch(() => signal.throwIfAborted());
+      }
+    }
+  }
+
+  private async request(input: string[], signal: AbortSignal): Promise<Float32Array[]> {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    const body = { model: this.model, input, ...(this.options.dimensions ? { dimensions: this.options.dimensions } : {}) };
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(this.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.any([signal, timeout]),
+      });
+      text = await response.text();
+    } catch (error) {
+      signal.throwIfAborted();
+      if (timeout.aborted) throw new AttemptError(`no answer within ${this.timeoutMs} ms`, true, true);
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      throw new AttemptError(`${error instanceof Error ? error.message : String(error)}${cause}`, true);
+    }
+    if (!response.ok) {
+      const retryable = response.status === 429 || response.status >= 500;
+      throw new AttemptError(
+        `the API answered ${response.status}${upstreamMessage(text)}`,
+        retryable,
+        false,
+        retryAfterMs(response.headers.get('retry-after')),
+      );
+    }
+    return this.vectors(text, input.length);
+  }
+
+  /** Checks the answer's shape and puts its vectors back in input order. */
+  private vectors(text: string, count: number): Float32Array[] {
+    let parsed: EmbeddingsResponse;
+    try {
+      parsed = JSON.parse(text) as EmbeddingsResponse;
+    } catch {
+      throw new AttemptError('the API answered with a body that is not JSON', false);
+    }
+    if (!Array.isArray(parsed?.data) || parsed.data.length !== count) {
+      throw new AttemptError(`the API answered ${Array.isArray(parsed?.data) ? parsed.data.length : 'no'} embeddings for ${count} inputs`, false);
+    }
+    const vectors: Float32Array[] = new Array(count);
+    for (const item of parsed.data) {
+      if (!Number.isInteger(item?.index) || item.index < 0 || item.index >= count || vectors[item.index]) {
+        throw new AttemptError(`the API answered an embedding with an invalid or repeated index ${JSON.stringify(item?.index)}`, false);
+      }
+      if (!Array.isArray(item.embedding) || item.embedding.length === 0) {
+        throw new AttemptError(`the API answered embedding ${item.index} without a vector`, false);
+      }
+      if (this.knownDimension === 0) this.knownDimension = item.embedding.length;
+      if (item.embedding.length !== this.knownDimension) {
+        throw new AttemptError(`the API answered a vector of ${item.embedding.length} dimensions, expected ${this.knownDimension}`, false);
+      }
+      vectors[item.index] = normalize(Float32Array.from(item.embedding));
+    }
+    return vectors;
+  }
+}
+
+/** `Retry-After` in milliseconds: either delay-seconds or an HTTP date. */
+function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** The API's own error message (OpenAI's `{error: {message}}`), shortened, for the final error. */
+function upstreamMessage(text: string): string {
+  let message = text;
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string };
+    if (typeof parsed.error === 'string') message = parsed.error;
+    else if (typeof parsed.error?.message === 'string') message = parsed.error.message;
+  } catch {
+    // Not JSON: the raw text is the best description there is.
+  }
+  message = message.trim();
+  return message ? `: ${message.length > 300 ? `${message.slice(0, 300)}…` : message}` : '';
+}

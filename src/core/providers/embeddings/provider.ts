@@ -1,0 +1,62 @@
+/** Turns texts into vectors; the ingestion pipeline and the query path depend only on this. */
+export interface EmbeddingProvider {
+  /** `builtin` or `openai`. */
+  readonly name: string;
+  /** The model the vectors come from, e.g. `universal-sentence-encoder-lite` or an OpenAI model name. */
+  readonly model: string;
+  /**
+   * Length of every vector. 512 for builtin. For openai: `OPENAI_EMBEDDINGS_DIMENSIONS`, else the
+   * model's published size when the model is a known OpenAI one, else 0 until the first successful
+   * `embed` call has shown it.
+   */
+  readonly dimension: number;
+  /** Embeds texts in order; batches internally; vectors are L2-normalized. Rejects on failure after retries. */
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  /** Releases threads and connections; `embed` must not be called afterwards. */
+  close(): Promise<void>;
+}
+
+export type EmbedOptions = {
+  /** Abandons the call: pending batches are dropped and the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+};
+
+/** Scales a vector to unit length in place (a zero vector stays zero) and returns it. */
+export function normalize(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (const value of vector) sum += value * value;
+  if (sum === 0) return vector;
+  const scale = 1 / Math.sqrt(sum);
+  for (let index = 0; index < vector.length; index++) vector[index]! *= scale;
+  return vector;
+}
+
+/**
+ * Embeds each distinct text once: `embedDistinct` receives the distinct texts, and its vectors are
+ * handed back in the caller's order (repeated texts share one vector object).
+ */
+export async function embedDeduplicated(
+  texts: readonly string[],
+  embedDistinct: (distinct: string[]) => Promise<Float32Array[]>,
+): Promise<Float32Array[]> {
+  const slotOf = new Map<string, number>();
+  const distinct: string[] = [];
+  const slots = texts.map((text) => {
+    let slot = slotOf.get(text);
+    if (slot === undefined) {
+      slot = distinct.length;
+      slotOf.set(text, slot);
+      distinct.push(text);
+    }
+    return slot;
+  });
+  const vectors = await embedDistinct(distinct);
+  return slots.map((slot) => vectors[slot]!);
+}
+
+/** Splits a list into consecutive slices of at most `size` items. */
+export function batches<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
+  return result;
+}
