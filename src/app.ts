@@ -3,7 +3,9 @@ import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { Ajv, type AnySchema } from 'ajv';
+import addFormats from 'ajv-formats';
+import Fastify, { type FastifyBaseLogger, type FastifySchema, type FastifySchemaCompiler } from 'fastify';
 import type { AppContext } from './core/context.ts';
 import type { App, Feature } from './core/http/app-types.ts';
 import { installErrorHandling } from './core/http/error-handler.ts';
@@ -12,8 +14,11 @@ import { ErrorBodySchema } from './core/http/schemas.ts';
 import { registerAccessTokenRoutes } from './features/auth/access-tokens.routes.ts';
 import { registerClientRoutes } from './features/access-token-clients/clients.routes.ts';
 import { registerExperienceRoutes } from './features/experiences/experiences.routes.ts';
+import { registerEntryRoutes } from './features/entries/entries.routes.ts';
 import { registerHealthRoutes } from './features/health/health.routes.ts';
+import { registerIngestionRoutes } from './features/ingestion/jobs.routes.ts';
 import { registerKnowledgeBaseRoutes } from './features/knowledge-bases/knowledge-bases.routes.ts';
+import { registerRetrieveRoutes } from './features/retrieval/retrieve.routes.ts';
 import { registerWorkspaceAdminRoutes } from './features/workspaces/workspaces.routes.ts';
 
 /** Every feature of the service, in the order their routes are registered. */
@@ -24,7 +29,39 @@ const features: Feature[] = [
   registerClientRoutes,
   registerKnowledgeBaseRoutes,
   registerExperienceRoutes,
+  registerIngestionRoutes,
+  registerEntryRoutes,
+  registerRetrieveRoutes,
 ];
+
+/**
+ * Builds the validator of each route schema. A JSON body arrives typed, so `{"name": 5}` is a 400
+ * rather than the string "5"; the query string and path parameters are text by nature and are
+ * coerced (`?limit=5` is the integer 5). Unknown body fields are reported, not silently dropped,
+ * so a typo in a setting is a 400.
+ */
+function buildValidator(externalSchemas: Record<string, AnySchema>): FastifySchemaCompiler<AnySchema> {
+  const ajvFor = (coerceTypes: 'array' | false) => {
+    const ajv = new Ajv({ coerceTypes, removeAdditional: false, allErrors: true, useDefaults: true, addUsedSchema: false });
+    addFormats.default(ajv);
+    for (const schema of Object.values(externalSchemas)) ajv.addSchema(schema);
+    return ajv;
+  };
+  const typed = ajvFor(false);
+  const coerced = ajvFor('array');
+  return ({ schema, httpPart }) => (httpPart === 'body' ? typed : coerced).compile(schema);
+}
+
+/**
+ * A route that also takes multipart/form-data declares that form as `schema.multipartBody`: it is
+ * read by the handler rather than validated by Fastify, and only appears in the OpenAPI document.
+ */
+function documentMultipartBodies({ schema, url }: { schema: FastifySchema & { multipartBody?: unknown }; url: string }) {
+  if (!schema?.multipartBody) return { schema, url };
+  const { multipartBody, body, ...rest } = schema;
+  const content = (body as { content?: Record<string, unknown> } | undefined)?.content ?? {};
+  return { schema: { ...rest, body: { content: { ...content, 'multipart/form-data': { schema: multipartBody } } } }, url };
+}
 
 export type AppOptions = {
   /** The logger requests log to; `context.log` is usually its parent. */
@@ -37,11 +74,11 @@ export async function buildApp(context: AppContext, options: AppOptions): Promis
     loggerInstance: options.logger,
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
-    bodyLimit: 30 * 1024 * 1024,
-    ajv: {
-      // Unknown body fields are reported, not silently dropped, so a typo in a setting is a 400.
-      customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
-    },
+    // Management bodies are small; the ingestion route raises its own limit (JSON_BODY_LIMIT_MB).
+    bodyLimit: 1024 * 1024,
+    // The published type of `buildValidator` has its compiler take a bare schema; Fastify passes
+    // the route definition (`{schema, httpPart, ...}`), as its own default compiler expects.
+    schemaController: { compilersFactory: { buildValidator: buildValidator as never } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onSend', async (request, reply) => {
@@ -66,6 +103,7 @@ export async function buildApp(context: AppContext, options: AppOptions): Promis
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
+    transform: documentMultipartBodies,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -2,10 +2,14 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './core/config.ts';
 import type { AppContext } from './core/context.ts';
+import type { Db } from './core/db/db.ts';
 import { migrate } from './core/db/migrate.ts';
 import { openDb } from './core/db/open.ts';
 import type { App } from './core/http/app-types.ts';
+import { createEmbeddingProvider } from './core/providers/embeddings/create.ts';
+import type { EmbeddingProvider } from './core/providers/embeddings/provider.ts';
 import { resolveSecrets } from './core/secrets.ts';
+import { IngestionWorker } from './features/ingestion/worker.ts';
 import { firstStart, firstStartBlock } from './features/workspaces/first-start.ts';
 
 export type RunningServer = { app: App; context: AppContext; url: string; close(): Promise<void> };
@@ -16,16 +20,46 @@ export type StartOptions = {
   print?: (text: string) => void;
 };
 
-/** Opens the database, applies migrations, resolves secrets, seeds a first start, then listens. */
+/** Starts `count` ingestion workers sharing one database and one embedder. */
+export function startWorkers(count: number, config: Config, deps: { db: Db; embedder: EmbeddingProvider; log: Logger }): IngestionWorker[] {
+  return Array.from({ length: count }, () => {
+    const worker = new IngestionWorker(deps, {
+      leaseSeconds: config.ingestionLeaseSeconds,
+      pollMs: config.ingestionPollMs,
+      maxAttempts: config.ingestionMaxAttempts,
+    });
+    worker.start();
+    return worker;
+  });
+}
+
+/**
+ * Opens the database, applies migrations, resolves secrets, seeds a first start, listens, then
+ * starts this process's ingestion workers (INGESTION_WORKERS).
+ */
 export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   const db = await openDb(config);
+  let app: App | undefined;
   try {
     const applied = await migrate(db);
     if (applied.length > 0) options.logger.info({ migrations: applied.map((m) => m.name) }, 'applied migrations');
     const { secrets, generatedAdminKey } = await resolveSecrets(config);
-    const context: AppContext = { config, db, secrets, log: options.logger };
-    const app = await buildApp(context, { logger: options.logger });
+    const embedder = createEmbeddingProvider(config);
+    const workers: IngestionWorker[] = [];
+    const context: AppContext = {
+      config,
+      db,
+      secrets,
+      log: options.logger,
+      embedder,
+      workers: { nudge: () => workers.forEach((worker) => worker.nudge()) },
+    };
+    app = await buildApp(context, { logger: options.logger });
+    app.addHook('onClose', async () => {
+      await Promise.all(workers.map((worker) => worker.stop()));
+      await embedder.close();
+    });
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -35,17 +69,20 @@ export async function startServer(config: Config, options: StartOptions): Promis
     }
     const created = await firstStart(context);
     if (created) print(firstStartBlock(created, url));
-    options.logger.info({ url, engine: db.engine }, 'lore is listening');
+    workers.push(...startWorkers(config.ingestionWorkers, config, { db, embedder, log: options.logger }));
+    options.logger.info({ url, engine: db.engine, ingestionWorkers: workers.length }, 'lore is listening');
+    const running = app;
     return {
-      app,
+      app: running,
       context,
       url,
       async close() {
-        await app.close();
+        await running.close();
         await db.close();
       },
     };
   } catch (error) {
+    await app?.close().catch(() => undefined);
     await db.close().catch(() => undefined);
     throw error;
   }

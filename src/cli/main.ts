@@ -4,7 +4,8 @@ import { migrate } from '../core/db/migrate.ts';
 import { openDb } from '../core/db/open.ts';
 import type { Db } from '../core/db/db.ts';
 import { createLogger } from '../core/logger.ts';
-import { startServer } from '../server.ts';
+import { startServer, startWorkers } from '../server.ts';
+import { createEmbeddingProvider } from '../core/providers/embeddings/create.ts';
 import { knownScopes, type Scope } from '../features/auth/scopes.ts';
 import { createClient } from '../features/access-token-clients/clients.service.ts';
 import { createWorkspace, getWorkspace, listWorkspaces } from '../features/workspaces/workspaces.service.ts';
@@ -31,9 +32,18 @@ function printJson(value: unknown): void {
 
 function parseScopes(list: string): Scope[] {
   const scopes = list.split(',').map((scope) => scope.trim()).filter(Boolean);
+  if (scopes.length === 0) throw new Error(`--scopes needs at least one scope; known: ${knownScopes.join(', ')}`);
   const unknown = scopes.filter((scope) => !(knownScopes as readonly string[]).includes(scope));
   if (unknown.length > 0) throw new Error(`Unknown scope ${unknown.join(', ')}; known: ${knownScopes.join(', ')}`);
   return scopes as Scope[];
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Refuses a malformed id before it reaches SQL, where it would surface as a uuid cast error. */
+function assertUuid(option: string, value: string): string {
+  if (!uuidPattern.test(value)) throw new Error(`${option} must be a UUID, got "${value}"`);
+  return value;
 }
 
 const program = new Command('lore').description('Answers questions from knowledge bases; ingests content in bulk.');
@@ -48,6 +58,29 @@ program
     const stop = async (signal: string) => {
       logger.info({ signal }, 'shutting down');
       await server.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', () => void stop('SIGINT'));
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+  });
+
+program
+  .command('worker')
+  .description('Process ingestion jobs (any number of these may run against one PostgreSQL database)')
+  .option('--concurrency <n>', 'jobs processed at once by this process', '1')
+  .action(async (options: { concurrency: string }) => {
+    const settings = config();
+    const logger = createLogger(settings);
+    const db = await openDb(settings);
+    await migrate(db);
+    const embedder = createEmbeddingProvider(settings);
+    const workers = startWorkers(Math.max(1, Number(options.concurrency) || 1), settings, { db, embedder, log: logger });
+    logger.info({ workers: workers.length, engine: db.engine }, 'lore worker started');
+    const stop = async (signal: string) => {
+      logger.info({ signal }, 'worker stopping: releasing jobs in progress');
+      await Promise.all(workers.map((worker) => worker.stop()));
+      await embedder.close();
+      await db.close();
       process.exit(0);
     };
     process.once('SIGINT', () => void stop('SIGINT'));
@@ -88,8 +121,9 @@ admin
   .option('--name <name>', 'a name for the client', 'cli')
   .option('--knowledge-bases <ids>', 'comma-separated knowledge-base ids the client is restricted to')
   .action(async (options: { workspace: string; scopes: string; name: string; knowledgeBases?: string }) => {
+    assertUuid('--workspace', options.workspace);
     const scopes = parseScopes(options.scopes);
-    const knowledgeBaseIds = options.knowledgeBases?.split(',').map((id) => id.trim());
+    const knowledgeBaseIds = options.knowledgeBases?.split(',').map((id) => assertUuid('--knowledge-bases', id.trim()));
     const created = await withDb(async (db) => {
       await getWorkspace(db, options.workspace);
       return createClient(db, options.workspace, { name: options.name, scopes, knowledgeBaseIds });

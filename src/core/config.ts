@@ -41,6 +41,17 @@ const EnvSchema = Type.Object({
   OPENAI_EMBEDDINGS_DIMENSIONS: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 16384, description: 'Vector size asked of the embeddings API (`dimensions`); default: the model\'s own.' }),
   ),
+  INGESTION_WORKERS: Type.Integer({
+    minimum: 0,
+    maximum: 32,
+    default: 1,
+    description: 'Ingestion workers inside each API process; 0 leaves jobs to `lore worker` processes.',
+  }),
+  INGESTION_LEASE_SECONDS: Type.Integer({ minimum: 2, maximum: 3600, default: 30, description: 'How long a silent worker keeps its job.' }),
+  INGESTION_POLL_MS: Type.Integer({ minimum: 10, maximum: 60000, default: 500, description: 'How often an idle worker looks for jobs.' }),
+  INGESTION_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 100, default: 5, description: 'Claims of one job before it is failed.' }),
+  JSON_BODY_LIMIT_MB: Type.Number({ exclusiveMinimum: 0, maximum: 1024, default: 30, description: 'Largest JSON body of an ingestion job.' }),
+  MULTIPART_LIMIT_MB: Type.Number({ exclusiveMinimum: 0, maximum: 1024, default: 30, description: 'Largest multipart upload of an ingestion job.' }),
   BOOTSTRAP: choice(
     ['auto', 'never'],
     'auto',
@@ -73,6 +84,12 @@ export type Config = Readonly<{
   openaiEmbeddingsModel: string;
   openaiEmbeddingsDimensions: number | undefined;
   bootstrap: 'auto' | 'never';
+  ingestionWorkers: number;
+  ingestionLeaseSeconds: number;
+  ingestionPollMs: number;
+  ingestionMaxAttempts: number;
+  jsonBodyLimitBytes: number;
+  multipartLimitBytes: number;
 }>;
 
 /** Thrown when the environment is invalid; the message names every bad variable. */
@@ -140,6 +157,12 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     openaiEmbeddingsModel: env.OPENAI_EMBEDDINGS_MODEL,
     openaiEmbeddingsDimensions: env.OPENAI_EMBEDDINGS_DIMENSIONS,
     bootstrap: env.BOOTSTRAP,
+    ingestionWorkers: env.INGESTION_WORKERS,
+    ingestionLeaseSeconds: env.INGESTION_LEASE_SECONDS,
+    ingestionPollMs: env.INGESTION_POLL_MS,
+    ingestionMaxAttempts: env.INGESTION_MAX_ATTEMPTS,
+    jsonBodyLimitBytes: Math.round(env.JSON_BODY_LIMIT_MB * 1024 * 1024),
+    multipartLimitBytes: Math.round(env.MULTIPART_LIMIT_MB * 1024 * 1024),
   } as Config);
 }
 

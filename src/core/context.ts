@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
+import type { EmbeddingProvider } from './providers/embeddings/provider.ts';
 
 /** Secrets resolved at start-up (from config, or generated into the data directory). */
 export type Secrets = Readonly<{ tokenSecret: Uint8Array; adminApiKey: string | undefined }>;
@@ -11,4 +12,8 @@ export type AppContext = Readonly<{
   db: Db;
   secrets: Secrets;
   log: FastifyBaseLogger;
+  /** One per process: its worker threads are shared by ingestion and queries. */
+  embedder: EmbeddingProvider;
+  /** The ingestion workers of this process (possibly none). */
+  workers: { nudge(): void };
 }>;

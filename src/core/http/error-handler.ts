@@ -1,6 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody, errorTable, type ErrorDetails, type FieldError } from '../errors.ts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What a 413 of this route tells the caller to do instead (e.g. use multipart, split the payload). */
+    tooLargeMessage?: string;
+  }
+}
+
 // A payload of 10,000 bad records would otherwise answer 10,000 errors; the first hundred say
 // enough to fix the input.
 const MAX_FIELD_ERRORS = 100;
@@ -36,7 +43,7 @@ function describe(errors: FieldError[]): string {
 }
 
 /** Maps Fastify's own errors to a status, a message and details in the spec's shape. */
-function classify(error: FastifyError): { status: number; message: string; details?: ErrorDetails } {
+function classify(error: FastifyError, request: FastifyRequest): { status: number; message: string; details?: ErrorDetails } {
   if (error instanceof AppError) return { status: error.status, message: error.message, details: error.details };
   if (error.validation) {
     const errors = error.validation.slice(0, MAX_FIELD_ERRORS).map((issue) => fieldError(issue, error.validationContext));
@@ -47,9 +54,16 @@ function classify(error: FastifyError): { status: number; message: string; detai
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 400, message: `${errorTable.MALFORMED_JSON.message} ${error.message}` };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, message: errorTable.PAYLOAD_TOO_LARGE.message };
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT': {
+      // A route that takes large bodies says in its config what to do instead.
+      const advice = request.routeOptions.config.tooLargeMessage;
+      return { status: 413, message: advice ? `${errorTable.PAYLOAD_TOO_LARGE.message} ${advice}` : errorTable.PAYLOAD_TOO_LARGE.message };
+    }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, message: error.message };
+      return { status: 415, message: errorTable.UNSUPPORTED_MEDIA_TYPE.message };
   }
   if (error instanceof SyntaxError && error.statusCode === 400) {
     return { status: 400, message: `${errorTable.MALFORMED_JSON.message} ${error.message}` };
@@ -64,7 +78,7 @@ function classify(error: FastifyError): { status: number; message: string; detai
 /** Answers every error, and every unknown route, in the spec's error shape. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const { status, message, details } = classify(error);
+    const { status, message, details } = classify(error, request);
     if (status >= 500) {
       request.log.error({ err: error, reqId: request.id }, 'unexpected error');
     } else {

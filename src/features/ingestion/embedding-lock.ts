@@ -1,0 +1,53 @@
+import type { Db } from '../../core/db/db.ts';
+import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
+import type { ClaimedJob } from './queue.ts';
+import { UnrecoverableJobError } from './job-errors.ts';
+
+const ensuredDimensions = new Set<number>();
+// Serializes index creation across processes: two workers creating the same index at once would
+// fail on the catalog's unique constraint.
+const INDEX_LOCK = 7_310_452;
+
+/**
+ * Creates, once per dimension, the partial HNSW index (cosine) that vector search uses for
+ * chunks of that dimension. The column has no fixed dimension, so the index is on
+ * `embedding::vector(N)` restricted to `embedding_dimension = N`, and queries use that expression.
+ */
+export async function ensureVectorIndex(db: Db, dimension: number): Promise<void> {
+  if (ensuredDimensions.has(dimension)) return;
+  if (!Number.isInteger(dimension) || dimension < 1 || dimension > 16000) throw new Error(`Bad dimension ${dimension}`);
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [INDEX_LOCK]);
+    // The dimension is an integer checked above: it is safe in DDL, which takes no parameters.
+    await tx.exec(
+      `CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw_${dimension} ON chunks
+       USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) WHERE embedding_dimension = ${dimension}`,
+    );
+  });
+  ensuredDimensions.add(dimension);
+}
+
+/**
+ * Records which provider, model and dimension a knowledge base's vectors come from at its first
+ * ingestion, and refuses to mix: vectors of two models are not comparable.
+ */
+export async function lockEmbedding(db: Db, job: ClaimedJob, embedder: EmbeddingProvider): Promise<void> {
+  await db.query(
+    `UPDATE knowledge_bases SET embedding_provider = $3, embedding_model = $4, embedding_dimension = $5, updated_at = now()
+     WHERE workspace_id = $1 AND id = $2 AND embedding_provider IS NULL`,
+    [job.workspaceId, job.knowledgeBaseId, embedder.name, embedder.model, embedder.dimension],
+  );
+  const { rows } = await db.query<{ embedding_provider: string; embedding_model: string; embedding_dimension: number }>(
+    'SELECT embedding_provider, embedding_model, embedding_dimension FROM knowledge_bases WHERE workspace_id = $1 AND id = $2',
+    [job.workspaceId, job.knowledgeBaseId],
+  );
+  const stored = rows[0];
+  if (!stored) throw new UnrecoverableJobError('The knowledge base was deleted.');
+  if (stored.embedding_provider !== embedder.name || stored.embedding_model !== embedder.model || stored.embedding_dimension !== embedder.dimension) {
+    throw new UnrecoverableJobError(
+      `The knowledge base holds vectors of ${stored.embedding_provider}/${stored.embedding_model} (${stored.embedding_dimension} dimensions), ` +
+        `but this worker embeds with ${embedder.name}/${embedder.model} (${embedder.dimension}); vectors of different models cannot be mixed.`,
+    );
+  }
+  await ensureVectorIndex(db, embedder.dimension);
+}

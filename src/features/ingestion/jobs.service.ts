@@ -1,0 +1,209 @@
+import type { Db, Queryable } from '../../core/db/db.ts';
+import { AppError, notFound } from '../../core/errors.ts';
+import type { Adapter } from './adapters/adapter.ts';
+import type { Job, JobStatus, RecordResult } from './jobs.schemas.ts';
+
+type JobRow = {
+  id: string;
+  workspace_id: string;
+  knowledge_base_id: string;
+  source_id: string;
+  adapter_type: string;
+  adapter_id: string;
+  status: JobStatus;
+  record_count: number;
+  processed: number;
+  successful: number;
+  failed: number;
+  skipped: number;
+  entries_created: number;
+  entries_updated: number;
+  entries_skipped: number;
+  entries_deleted: number;
+  embeddings_generated: number;
+  timings: Record<string, number>;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+  updated_at: Date;
+  payload?: unknown;
+};
+
+type ResultRow = {
+  job_id: string;
+  record_id: string;
+  status: RecordResult['status'];
+  action: 'created' | 'updated' | null;
+  reason: string | null;
+  entry_id: string | null;
+  embedding_count: number;
+  error: string | null;
+};
+
+const jobColumns = `id, workspace_id, knowledge_base_id, source_id, adapter_type, adapter_id, status, record_count,
+  processed, successful, failed, skipped, entries_created, entries_updated, entries_skipped, entries_deleted,
+  embeddings_generated, timings, error, created_at, started_at, completed_at, updated_at`;
+
+function toResult(row: ResultRow): RecordResult {
+  return {
+    sourceId: row.record_id,
+    status: row.status,
+    entryId: row.entry_id,
+    embeddingCount: row.embedding_count,
+    ...(row.action ? { action: row.action } : {}),
+    ...(row.reason ? { reason: row.reason } : {}),
+    ...(row.reason === 'duplicate' && row.entry_id ? { duplicateOf: row.entry_id } : {}),
+    ...(row.error ? { error: row.error } : {}),
+  };
+}
+
+/** Throughput so far and the time left at that rate; null unless the job is processing. */
+function eta(row: JobRow): Job['data']['eta'] {
+  if (row.status !== 'processing' || !row.started_at || row.processed === 0) return null;
+  const seconds = Math.max((row.updated_at.getTime() - row.started_at.getTime()) / 1000, 0.001);
+  const recordsPerSecond = row.processed / seconds;
+  return {
+    recordsPerSecond: Math.round(recordsPerSecond * 10) / 10,
+    secondsRemaining: Math.round(((row.record_count - row.processed) / recordsPerSecond) * 10) / 10,
+  };
+}
+
+function toJob(row: JobRow, results: RecordResult[], includePayload: boolean): Job {
+  return {
+    id: row.id,
+    status: row.status,
+    data: {
+      adapterId: row.adapter_id,
+      adapterType: row.adapter_type,
+      knowledgeBaseId: row.knowledge_base_id,
+      recordCount: row.record_count,
+      progress: {
+        processed: row.processed,
+        total: row.record_count,
+        successful: row.successful,
+        failed: row.failed,
+        skipped: row.skipped,
+      },
+      eta: eta(row),
+      timings: row.timings,
+      results,
+    },
+    result: {
+      sourceId: row.source_id,
+      entriesCreated: row.entries_created,
+      entriesUpdated: row.entries_updated,
+      entriesSkipped: row.entries_skipped,
+      entriesDeleted: row.entries_deleted,
+      entriesFailed: row.failed,
+      embeddingsGenerated: row.embeddings_generated,
+      ...(row.error ? { error: row.error } : {}),
+    },
+    ...(includePayload ? { payload: row.payload } : {}),
+    created_at: row.created_at.toISOString(),
+    started_at: row.started_at?.toISOString() ?? null,
+    completed_at: row.completed_at?.toISOString() ?? null,
+  };
+}
+
+async function resultsOf(db: Queryable, workspaceId: string, jobIds: string[]): Promise<Map<string, RecordResult[]>> {
+  const byJob = new Map<string, RecordResult[]>(jobIds.map((id) => [id, []]));
+  if (jobIds.length === 0) return byJob;
+  const { rows } = await db.query<ResultRow>(
+    `SELECT job_id, record_id, status, action, reason, entry_id, embedding_count, error
+     FROM ingestion_job_results WHERE workspace_id = $1 AND job_id = ANY($2::uuid[])
+     ORDER BY job_id, ordinal`,
+    [workspaceId, jobIds],
+  );
+  for (const row of rows) byJob.get(row.job_id)?.push(toResult(row));
+  return byJob;
+}
+
+/** The data source of a knowledge base for an adapter, created on first use. */
+async function ensureSource(db: Queryable, workspaceId: string, knowledgeBaseId: string, adapter: string): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO data_sources (workspace_id, knowledge_base_id, adapter) VALUES ($1, $2, $3)
+     ON CONFLICT (knowledge_base_id, adapter) DO UPDATE SET adapter = EXCLUDED.adapter
+     RETURNING id`,
+    [workspaceId, knowledgeBaseId, adapter],
+  );
+  return rows[0]!.id;
+}
+
+/** Queues a job for a validated payload; answers at once, the worker does the rest. */
+export async function submitJob(
+  db: Db,
+  input: { workspaceId: string; knowledgeBaseId: string; adapter: Adapter; adapterType: string; data: unknown; payloadText?: string },
+): Promise<{ jobId: string; status: 'pending' }> {
+  const sourceId = await ensureSource(db, input.workspaceId, input.knowledgeBaseId, input.adapter.name);
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO ingestion_jobs (workspace_id, knowledge_base_id, source_id, adapter_type, adapter_id, record_count, payload)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING id`,
+    [
+      input.workspaceId,
+      input.knowledgeBaseId,
+      sourceId,
+      input.adapterType,
+      `${input.adapter.name}@${input.adapter.version}`,
+      input.adapter.count(input.data),
+      input.payloadText ?? JSON.stringify(input.data),
+    ],
+  );
+  return { jobId: rows[0]!.id, status: 'pending' };
+}
+
+export type JobFilter = {
+  status?: JobStatus;
+  limit: number;
+  offset: number;
+  includePayload: boolean;
+  startDate?: string;
+  endDate?: string;
+};
+
+/** A workspace's jobs, newest first. */
+export async function listJobs(db: Db, workspaceId: string, filter: JobFilter): Promise<{ total: number; jobs: Job[] }> {
+  const where = `workspace_id = $1 AND ($2::text IS NULL OR status = $2)
+    AND ($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at < $4)`;
+  const values = [workspaceId, filter.status ?? null, filter.startDate ?? null, filter.endDate ?? null];
+  const [{ rows }, count] = await Promise.all([
+    db.query<JobRow>(
+      `SELECT ${jobColumns}${filter.includePayload ? ', payload' : ''} FROM ingestion_jobs WHERE ${where}
+       ORDER BY created_at DESC, id LIMIT $5 OFFSET $6`,
+      [...values, filter.limit, filter.offset],
+    ),
+    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM ingestion_jobs WHERE ${where}`, values),
+  ]);
+  const results = await resultsOf(db, workspaceId, rows.map((row) => row.id));
+  return {
+    total: count.rows[0]!.total,
+    jobs: rows.map((row) => toJob(row, results.get(row.id) ?? [], filter.includePayload)),
+  };
+}
+
+export async function getJob(db: Db, workspaceId: string, jobId: string, includePayload: boolean): Promise<Job> {
+  const { rows } = await db.query<JobRow>(
+    `SELECT ${jobColumns}${includePayload ? ', payload' : ''} FROM ingestion_jobs WHERE workspace_id = $1 AND id = $2`,
+    [workspaceId, jobId],
+  );
+  const row = rows[0];
+  if (!row) throw notFound('Ingestion job', jobId);
+  const results = await resultsOf(db, workspaceId, [jobId]);
+  return toJob(row, results.get(jobId) ?? [], includePayload);
+}
+
+/**
+ * Cancels a pending or processing job: it becomes `cancelled` at once (a terminal state), the
+ * worker stops before its next batch, and what was written stays. 409 for a finished job.
+ */
+export async function cancelJob(db: Db, workspaceId: string, jobId: string): Promise<void> {
+  const { rowCount } = await db.query(
+    `UPDATE ingestion_jobs SET status = 'cancelled', completed_at = now(), updated_at = now()
+     WHERE workspace_id = $1 AND id = $2 AND status IN ('pending', 'processing')`,
+    [workspaceId, jobId],
+  );
+  if (rowCount > 0) return;
+  const { rows } = await db.query<{ status: JobStatus }>('SELECT status FROM ingestion_jobs WHERE workspace_id = $1 AND id = $2', [workspaceId, jobId]);
+  if (!rows[0]) throw notFound('Ingestion job', jobId);
+  throw new AppError('CONFLICT', `The job is already ${rows[0].status}; only pending or processing jobs can be cancelled.`);
+}

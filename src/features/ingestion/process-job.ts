@@ -1,0 +1,393 @@
+import type { Logger } from 'pino';
+import type { Db, Queryable } from '../../core/db/db.ts';
+import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
+import { isRecordFailure, type NormalizedRecord, type RecordFailure } from './adapters/adapter.ts';
+import { findAdapter } from './adapters/registry.ts';
+import { chunkContent, type Chunk } from './chunking/chunk-content.ts';
+import { contentHash, sha256 } from './content-hash.ts';
+import { lockEmbedding } from './embedding-lock.ts';
+import { UnrecoverableJobError } from './job-errors.ts';
+import { addProgress, emptyTally, finishedOrdinals, jobPayload, recount, type ClaimedJob, type Tally } from './queue.ts';
+
+// A batch ends at whichever comes first. 256 chunks keep both embedder threads busy with full
+// batches; 100 records keep a cancelled job stopping within about a second of work.
+const BATCH_MAX_RECORDS = 100;
+const BATCH_MAX_CHUNKS = 256;
+// Progress is written at least once per batch, but not more often than this per job.
+const PROGRESS_INTERVAL_MS = 250;
+
+export type JobDeps = { db: Db; embedder: EmbeddingProvider; log: Logger };
+
+/** Asked before each batch is written: false once the job was cancelled, lost or the worker stops. */
+export type ShouldContinue = () => Promise<boolean>;
+
+type Indexed<T> = { ordinal: number; value: T };
+
+type Outcome = {
+  ordinal: number;
+  recordId: string;
+  status: 'success' | 'skipped' | 'deleted' | 'failed';
+  action?: 'created' | 'updated';
+  reason?: 'unchanged' | 'duplicate' | 'not_found' | 'superseded';
+  entryId: string | null;
+  embeddingCount: number;
+  error?: string;
+};
+
+type Write = {
+  ordinal: number;
+  record: NormalizedRecord;
+  hash: string;
+  chunks: Chunk[];
+  textHashes: string[];
+  /** pgvector text of each chunk's vector, filled by the embed stage. */
+  vectors: string[];
+  embedded: number;
+};
+
+type Prepared = { outcomes: Outcome[]; deletes: Indexed<NormalizedRecord>[]; writes: Write[] };
+
+type Timings = { parse: number; hash: number; chunk: number; embed: number; write: number };
+
+function elapsed(start: number): number {
+  return performance.now() - start;
+}
+
+/** The text a chunk is embedded as: its title and headings give a short chunk its context. */
+function embeddingText(record: NormalizedRecord, chunk: Chunk): string {
+  const headings = chunk.headingPath.length > 0 ? `${chunk.headingPath.join(' > ')}\n` : '';
+  return `${record.title}\n${headings}${chunk.text}`;
+}
+
+function toVectorText(vector: Float32Array): string {
+  return `[${Array.prototype.join.call(vector, ',')}]`;
+}
+
+/**
+ * Runs one claimed job to its end (or until `shouldContinue` says stop): normalize, deduplicate
+ * by content hash, chunk, embed, write. Resumable: records with a result row are skipped, and
+ * each record's writes and its result row commit in one transaction, so a crash at any point
+ * loses nothing and duplicates nothing.
+ */
+export async function processJob(deps: JobDeps, job: ClaimedJob, shouldContinue: ShouldContinue): Promise<'done' | 'stopped'> {
+  const { db } = deps;
+  const timings: Timings = { parse: 0, hash: 0, chunk: 0, embed: 0, write: 0 };
+  const adapter = findAdapter(job.adapterType);
+  if (!adapter) throw new UnrecoverableJobError(`Unknown adapter ${job.adapterType}.`);
+  const knowledgeBase = await db.query<{ chunk_size: number; chunk_overlap: number }>(
+    'SELECT chunk_size, chunk_overlap FROM knowledge_bases WHERE workspace_id = $1 AND id = $2',
+    [job.workspaceId, job.knowledgeBaseId],
+  );
+  const chunking = knowledgeBase.rows[0];
+  if (!chunking) throw new UnrecoverableJobError('The knowledge base was deleted.');
+  const chunkOptions = { chunkSize: chunking.chunk_size, chunkOverlap: chunking.chunk_overlap };
+
+  if (job.attempts > 1) await recount(db, job);
+  const done = await finishedOrdinals(db, job);
+  let started = performance.now();
+  const records: Indexed<NormalizedRecord | RecordFailure>[] = [];
+  let ordinal = 0;
+  for (const value of adapter.normalize(await jobPayload(db, job))) {
+    if (!done.has(ordinal)) records.push({ ordinal, value });
+    ordinal += 1;
+  }
+  timings.parse += elapsed(started);
+
+  // Hashes written by this job so far: a duplicate inside one payload is caught even when its
+  // twin is still in flight in the previous batch.
+  const writtenHashes = new Map<string, string>();
+  let embeddingChecked = false;
+  let pendingWrite: Promise<Tally> | undefined;
+  let unsaved = emptyTally();
+  let lastProgress = 0;
+
+  const flush = async (force: boolean) => {
+    if (!force && performance.now() - lastProgress < PROGRESS_INTERVAL_MS) return;
+    await addProgress(db, job, unsaved, roundTimings(timings));
+    unsaved = emptyTally();
+    lastProgress = performance.now();
+  };
+
+  for (const batch of batches(records, chunkOptions.chunkSize)) {
+    const prepared = await prepare(deps, job, batch, writtenHashes, chunkOptions, timings);
+    started = performance.now();
+    await embed(deps, job, prepared.writes);
+    timings.embed += elapsed(started);
+    if (!embeddingChecked && prepared.writes.some((write) => write.chunks.length > 0)) {
+      await lockEmbedding(db, job, deps.embedder);
+      embeddingChecked = true;
+    }
+    if (pendingWrite) addTally(unsaved, await pendingWrite);
+    await flush(false);
+    if (!(await shouldContinue())) {
+      await flush(true);
+      return 'stopped';
+    }
+    pendingWrite = write(db, job, prepared, timings);
+  }
+  if (pendingWrite) addTally(unsaved, await pendingWrite);
+  await flush(true);
+  return 'done';
+}
+
+function roundTimings(timings: Timings): Record<string, number> {
+  return Object.fromEntries(Object.entries(timings).map(([stage, ms]) => [stage, Math.round(ms)]));
+}
+
+function addTally(into: Tally, add: Tally): void {
+  for (const key of Object.keys(into) as (keyof Tally)[]) into[key] += add[key];
+}
+
+/** Splits records into batches bounded by record count and by an estimate of their chunks. */
+function* batches<T extends Indexed<NormalizedRecord | RecordFailure>>(records: T[], chunkSize: number): Generator<T[]> {
+  let batch: T[] = [];
+  let chunks = 0;
+  for (const record of records) {
+    batch.push(record);
+    chunks += isRecordFailure(record.value) ? 0 : Math.ceil(record.value.content.length / chunkSize);
+    if (batch.length >= BATCH_MAX_RECORDS || chunks >= BATCH_MAX_CHUNKS) {
+      yield batch;
+      batch = [];
+      chunks = 0;
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** Decides each record's fate from the stored entries, and chunks those to be written. */
+async function prepare(
+  deps: JobDeps,
+  job: ClaimedJob,
+  batch: Indexed<NormalizedRecord | RecordFailure>[],
+  writtenHashes: Map<string, string>,
+  chunkOptions: { chunkSize: number; chunkOverlap: number },
+  timings: Timings,
+): Promise<Prepared> {
+  const prepared: Prepared = { outcomes: [], deletes: [], writes: [] };
+  let started = performance.now();
+  const candidates: { ordinal: number; record: NormalizedRecord; hash: string }[] = [];
+  for (const { ordinal, value } of batch) {
+    if (isRecordFailure(value)) {
+      prepared.outcomes.push({ ordinal, recordId: value.id, status: 'failed', entryId: null, embeddingCount: 0, error: value.error });
+    } else if (value.deleted) {
+      prepared.deletes.push({ ordinal, value });
+    } else {
+      candidates.push({ ordinal, record: value, hash: contentHash(value) });
+    }
+  }
+  timings.hash += elapsed(started);
+
+  const { rows: existing } = await deps.db.query<{ id: string; record_id: string; content_hash: string }>(
+    `SELECT id, record_id, content_hash FROM entries
+     WHERE workspace_id = $1 AND knowledge_base_id = $2 AND (record_id = ANY($3::text[]) OR content_hash = ANY($4::text[]))`,
+    [job.workspaceId, job.knowledgeBaseId, candidates.map((c) => c.record.id), candidates.map((c) => c.hash)],
+  );
+  const byRecordId = new Map(existing.map((row) => [row.record_id, row]));
+  const byHash = new Map(existing.map((row) => [row.content_hash, row]));
+
+  started = performance.now();
+  for (const { ordinal, record, hash } of candidates) {
+    const current = byRecordId.get(record.id);
+    const skip = (reason: Outcome['reason'], entryId: string | null, error?: string) =>
+      prepared.outcomes.push({ ordinal, recordId: record.id, status: 'skipped', reason, entryId, embeddingCount: 0, ...(error ? { error } : {}) });
+    if (current?.content_hash === hash) {
+      skip('unchanged', current.id);
+      continue;
+    }
+    const twin = byHash.get(hash);
+    if (twin && twin.record_id !== record.id) {
+      skip('duplicate', twin.id);
+      continue;
+    }
+    const twinInJob = writtenHashes.get(hash);
+    if (twinInJob !== undefined && twinInJob !== record.id) {
+      skip('duplicate', null);
+      continue;
+    }
+    writtenHashes.set(hash, record.id);
+    const chunks = chunkContent(record.content, record.contentType, chunkOptions);
+    if (chunks.length === 0) {
+      prepared.outcomes.push({ ordinal, recordId: record.id, status: 'failed', entryId: null, embeddingCount: 0, error: 'The record has no text to index.' });
+      continue;
+    }
+    const textHashes = chunks.map((chunk) => sha256(embeddingText(record, chunk)));
+    prepared.writes.push({ ordinal, record, hash, chunks, textHashes, vectors: [], embedded: 0 });
+  }
+  timings.chunk += elapsed(started);
+  return prepared;
+}
+
+/**
+ * Fills every chunk's vector. A text whose vector the knowledge base already holds (an unchanged
+ * chunk of an updated record, boilerplate shared by many records) is not embedded again.
+ */
+async function embed(deps: JobDeps, job: ClaimedJob, writes: Write[]): Promise<void> {
+  const wanted = [...new Set(writes.flatMap((write) => write.textHashes))];
+  if (wanted.length === 0) return;
+  const { rows } = await deps.db.query<{ text_hash: string; vector: string }>(
+    `SELECT DISTINCT ON (text_hash) text_hash, embedding::text AS vector FROM chunks
+     WHERE workspace_id = $1 AND knowledge_base_id = $2 AND text_hash = ANY($3::text[])`,
+    [job.workspaceId, job.knowledgeBaseId, wanted],
+  );
+  const known = new Map(rows.map((row) => [row.text_hash, row.vector]));
+  const missing = new Map<string, string>();
+  for (const write of writes) {
+    write.chunks.forEach((chunk, index) => {
+      const hash = write.textHashes[index]!;
+      if (!known.has(hash)) missing.set(hash, embeddingText(write.record, chunk));
+    });
+  }
+  const hashes = [...missing.keys()];
+  const vectors = hashes.length > 0 ? await deps.embedder.embed([...missing.values()]) : [];
+  const fresh = new Set<string>();
+  hashes.forEach((hash, index) => {
+    known.set(hash, toVectorText(vectors[index]!));
+    fresh.add(hash);
+  });
+  for (const write of writes) {
+    write.vectors = write.textHashes.map((hash) => known.get(hash)!);
+    write.embedded = write.textHashes.filter((hash) => fresh.delete(hash)).length;
+  }
+}
+
+class AlreadyRecorded extends Error {}
+
+async function insertResult(tx: Queryable, job: ClaimedJob, outcome: Outcome): Promise<void> {
+  const { rowCount } = await tx.query(
+    `INSERT INTO ingestion_job_results
+       (job_id, workspace_id, ordinal, record_id, status, action, reason, entry_id, embedding_count, error)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (job_id, ordinal) DO NOTHING`,
+    [job.id, job.workspaceId, outcome.ordinal, outcome.recordId, outcome.status, outcome.action ?? null, outcome.reason ?? null, outcome.entryId, outcome.embeddingCount, outcome.error ?? null],
+  );
+  // Another worker that took the job over while this one stalled already finished this record:
+  // roll this copy back so that nothing is written twice.
+  if (rowCount === 0) throw new AlreadyRecorded();
+}
+
+async function writeRecord(tx: Queryable, job: ClaimedJob, write: Write): Promise<Outcome> {
+  const { record } = write;
+  const { rows } = await tx.query<{ id: string; created: boolean }>(
+    `INSERT INTO entries (workspace_id, knowledge_base_id, source_id, record_id, title, content, content_type, url,
+       tags, metadata, content_hash, chunk_count, job_id, job_created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14)
+     ON CONFLICT (knowledge_base_id, record_id) DO UPDATE SET
+       source_id = EXCLUDED.source_id, title = EXCLUDED.title, content = EXCLUDED.content,
+       content_type = EXCLUDED.content_type, url = EXCLUDED.url, tags = EXCLUDED.tags, metadata = EXCLUDED.metadata,
+       content_hash = EXCLUDED.content_hash, chunk_count = EXCLUDED.chunk_count, job_id = EXCLUDED.job_id,
+       job_created_at = EXCLUDED.job_created_at, updated_at = now()
+     WHERE entries.workspace_id = EXCLUDED.workspace_id AND entries.job_created_at <= EXCLUDED.job_created_at
+     RETURNING id, (xmax = 0) AS created`,
+    [job.workspaceId, job.knowledgeBaseId, job.sourceId, record.id, record.title, record.content, record.contentType,
+      record.url, record.tags, JSON.stringify(record.metadata), write.hash, write.chunks.length, job.id, job.createdAt],
+  );
+  const entry = rows[0];
+  if (!entry) {
+    return { ordinal: write.ordinal, recordId: record.id, status: 'skipped', reason: 'superseded', entryId: null, embeddingCount: 0 };
+  }
+  if (!entry.created) await tx.query('DELETE FROM chunks WHERE workspace_id = $1 AND entry_id = $2', [job.workspaceId, entry.id]);
+  const { chunks } = write;
+  await tx.query(
+    `INSERT INTO chunks (workspace_id, knowledge_base_id, entry_id, ordinal, text, heading_path, start_offset, end_offset,
+       text_hash, embedding, embedding_dimension, search_vector)
+     SELECT $1, $2, $3, c.ordinal, c.text, string_to_array(c.headings, chr(31)), c.start_offset, c.end_offset,
+       c.text_hash, c.vector::vector, vector_dims(c.vector::vector),
+       setweight(to_tsvector('english', $4 || ' ' || replace(c.headings, chr(31), ' ')), 'A') || to_tsvector('english', c.text)
+     FROM unnest($5::int[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[], $11::text[])
+       AS c(ordinal, text, headings, start_offset, end_offset, text_hash, vector)`,
+    [
+      job.workspaceId,
+      job.knowledgeBaseId,
+      entry.id,
+      record.title,
+      chunks.map((chunk) => chunk.ordinal),
+      chunks.map((chunk) => chunk.text),
+      chunks.map((chunk) => chunk.headingPath.join('\u001f')),
+      chunks.map((chunk) => chunk.start),
+      chunks.map((chunk) => chunk.end),
+      write.textHashes,
+      write.vectors,
+    ],
+  );
+  return {
+    ordinal: write.ordinal,
+    recordId: record.id,
+    status: 'success',
+    action: entry.created ? 'created' : 'updated',
+    entryId: entry.id,
+    embeddingCount: write.embedded,
+  };
+}
+
+async function deleteRecord(tx: Queryable, job: ClaimedJob, item: Indexed<NormalizedRecord>): Promise<Outcome> {
+  const { rows } = await tx.query<{ id: string }>(
+    `DELETE FROM entries WHERE workspace_id = $1 AND knowledge_base_id = $2 AND record_id = $3 AND job_created_at <= $4
+     RETURNING id`,
+    [job.workspaceId, job.knowledgeBaseId, item.value.id, job.createdAt],
+  );
+  const base = { ordinal: item.ordinal, recordId: item.value.id, embeddingCount: 0 };
+  return rows[0]
+    ? { ...base, status: 'deleted', entryId: rows[0].id }
+    : { ...base, status: 'skipped', reason: 'not_found', entryId: null };
+}
+
+function tallyOf(outcome: Outcome, tally: Tally): void {
+  tally.processed += 1;
+  tally.embeddings += outcome.embeddingCount;
+  if (outcome.status === 'failed') tally.failed += 1;
+  else if (outcome.status === 'skipped') {
+    tally.skipped += 1;
+    tally.entriesSkipped += 1;
+  } else {
+    tally.successful += 1;
+    if (outcome.status === 'deleted') tally.deleted += 1;
+    if (outcome.action === 'created') tally.created += 1;
+    if (outcome.action === 'updated') tally.updated += 1;
+  }
+}
+
+/** Writes a prepared batch: each record with its result row in one transaction. */
+async function write(db: Db, job: ClaimedJob, prepared: Prepared, timings: Timings): Promise<Tally> {
+  const started = performance.now();
+  const tally = emptyTally();
+  const commit = async (work: (tx: Queryable) => Promise<Outcome>) => {
+    try {
+      const outcome = await db.transaction(async (tx) => {
+        const result = await work(tx);
+        await insertResult(tx, job, result);
+        return result;
+      });
+      tallyOf(outcome, tally);
+    } catch (error) {
+      if (!(error instanceof AlreadyRecorded)) throw error;
+    }
+  };
+  if (prepared.outcomes.length > 0) await commitOutcomes(db, job, prepared.outcomes, tally);
+  for (const item of prepared.deletes) await commit((tx) => deleteRecord(tx, job, item));
+  for (const item of prepared.writes) await commit((tx) => writeRecord(tx, job, item));
+  timings.write += elapsed(started);
+  return tally;
+}
+
+/** Skipped and failed records touch no entry: their result rows go in as one statement. */
+async function commitOutcomes(db: Db, job: ClaimedJob, outcomes: Outcome[], tally: Tally): Promise<void> {
+  const { rows } = await db.query<{ ordinal: number }>(
+    `INSERT INTO ingestion_job_results
+       (job_id, workspace_id, ordinal, record_id, status, action, reason, entry_id, embedding_count, error)
+     SELECT $1, $2, o.ordinal, o.record_id, o.status, NULL, o.reason, o.entry_id, 0, o.error
+     FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::text[])
+       AS o(ordinal, record_id, status, reason, entry_id, error)
+     ON CONFLICT (job_id, ordinal) DO NOTHING RETURNING ordinal`,
+    [
+      job.id,
+      job.workspaceId,
+      outcomes.map((o) => o.ordinal),
+      outcomes.map((o) => o.recordId),
+      outcomes.map((o) => o.status),
+      outcomes.map((o) => o.reason ?? null),
+      outcomes.map((o) => o.entryId),
+      outcomes.map((o) => o.error ?? null),
+    ],
+  );
+  const inserted = new Set(rows.map((row) => row.ordinal));
+  for (const outcome of outcomes) if (inserted.has(outcome.ordinal)) tallyOf(outcome, tally);
+}

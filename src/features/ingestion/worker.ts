@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Db } from '../../core/db/db.ts';
+import { AppError } from '../../core/errors.ts';
+import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
+import { UnrecoverableJobError } from './job-errors.ts';
+import { processJob } from './process-job.ts';
+import { claimJob, completeJob, failJob, releaseJob, renewLease, type ClaimedJob } from './queue.ts';
+
+export type WorkerOptions = {
+  leaseSeconds: number;
+  pollMs: number;
+  maxAttempts: number;
+};
+
+/**
+ * One ingestion worker: claims a job, runs it while a heartbeat renews its lease, and polls for
+ * the next. Runs inside an API process (INGESTION_WORKERS) or in `lore worker` processes; any
+ * number of them share one PostgreSQL database.
+ */
+export class IngestionWorker {
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly deps: { db: Db; embedder: EmbeddingProvider; log: Logger },
+    private readonly options: WorkerOptions,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Looks for a job now instead of at the next poll (after a submit in this process). */
+  nudge(): void {
+    this.wake?.();
+  }
+
+  /** Stops after the current batch; a job in progress is released for another worker to continue. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.nudge();
+    await this.loop;
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let job: ClaimedJob | undefined;
+      try {
+        job = await claimJob(this.deps.db, this.id, this.options.leaseSeconds);
+      } catch (error) {
+        this.deps.log.error({ err: error }, 'ingestion worker could not claim a job');
+      }
+      if (job) await this.work(job);
+      else await this.idle(this.options.pollMs);
+    }
+  }
+
+  private async work(job: ClaimedJob): Promise<void> {
+    const { db, log } = this.deps;
+    const jobLog = log.child({ jobId: job.id, workspaceId: job.workspaceId, attempt: job.attempts });
+    if (job.attempts > this.options.maxAttempts) {
+      await failJob(db, job, this.id, `Gave up after ${this.options.maxAttempts} attempts; see the worker logs.`);
+      return;
+    }
+    let owned = true;
+    // The heartbeat renews the lease at a third of its length, so two missed beats still keep it.
+    const heartbeat = setInterval(() => {
+      renewLease(db, job, this.id, this.options.leaseSeconds)
+        .then((renewed) => {
+          if (!renewed) owned = false;
+        })
+        .catch((error: unknown) => jobLog.warn({ err: error }, 'lease renewal failed'));
+    }, (this.options.leaseSeconds * 1000) / 3);
+    const started = performance.now();
+    try {
+      jobLog.info('ingestion job started');
+      // Renewing at every batch boundary is also how a cancellation is noticed within one batch.
+      const shouldContinue = async () => {
+        if (owned && this.running) owned = await renewLease(db, job, this.id, this.options.leaseSeconds);
+        return owned && this.running;
+      };
+      const ending = await processJob({ ...this.deps, log: jobLog }, job, shouldContinue);
+      if (ending === 'done') {
+        await completeJob(db, job, this.id);
+        jobLog.info({ ms: Math.round(performance.now() - started) }, 'ingestion job finished');
+      } else if (!this.running) {
+        await releaseJob(db, job, this.id);
+        jobLog.info('ingestion job released at shutdown');
+      } else {
+        jobLog.info('ingestion job stopped: cancelled or taken over');
+      }
+    } catch (error) {
+      const unrecoverable = error instanceof UnrecoverableJobError || (error instanceof AppError && error.status >= 500);
+      if (unrecoverable || job.attempts >= this.options.maxAttempts) {
+        jobLog.error({ err: error }, 'ingestion job failed');
+        await failJob(db, job, this.id, error instanceof Error ? error.message : String(error)).catch(() => undefined);
+      } else {
+        // A transient error (the database restarting, say): leave the lease to expire, and the
+        // job is claimed again, by this worker or another, and resumes from its results.
+        jobLog.warn({ err: error }, 'ingestion job interrupted; it will be retried');
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+}
