@@ -49,11 +49,11 @@ async function assertKnowledgeBasesInWorkspace(db: Queryable, workspaceId: strin
     [workspaceId, ids],
   );
   const found = new Set(rows.map((row) => row.id));
-  const unknown = ids.filter((id) => !found.has(id));
-  if (unknown.length > 0) {
-    throw new AppError('VALIDATION_FAILED', `Knowledge base ${unknown[0]} does not exist in this workspace.`, {
-      errors: unknown.map((id) => ({ path: `/knowledgeBaseIds/${ids.indexOf(id)}`, message: `knowledge base ${id} does not exist` })),
-    });
+  const errors = ids.flatMap((id, index) =>
+    found.has(id) ? [] : [{ path: `/knowledgeBaseIds/${index}`, message: `knowledge base ${id} does not exist in this workspace` }],
+  );
+  if (errors.length > 0) {
+    throw new AppError('VALIDATION_FAILED', `${errors[0]!.path} ${errors[0]!.message}`, { errors });
   }
 }
 
@@ -63,8 +63,9 @@ export async function createClient(
   workspaceId: string,
   input: NewClient,
 ): Promise<{ client: AccessTokenClient; clientSecret: string }> {
+  // Checked before de-duplication so that each error points at the caller's own index.
+  if (input.knowledgeBaseIds) await assertKnowledgeBasesInWorkspace(db, workspaceId, input.knowledgeBaseIds);
   const knowledgeBaseIds = input.knowledgeBaseIds ? [...new Set(input.knowledgeBaseIds)] : null;
-  if (knowledgeBaseIds) await assertKnowledgeBasesInWorkspace(db, workspaceId, knowledgeBaseIds);
   const clientId = `lore_${randomBytes(12).toString('hex')}`;
   const clientSecret = randomBytes(32).toString('base64url');
   const { rows } = await db.query<ClientRow>(
