@@ -3,7 +3,7 @@ import { StringEnum } from '../../../core/http/schemas.ts';
 import type { Adapter, AdapterIssue, ContentType, NormalizedRecord, RecordFailure } from './adapter.ts';
 import { entityEncodedHtmlToMarkdown } from './html-to-markdown.ts';
 import { isHttpUrl, limits, limitViolation, normalizeTags } from './limits.ts';
-import { compileSchema, IssueList } from './schema-issues.ts';
+import { compileSchema, isObject, IssueList, UniqueIds } from './schema-issues.ts';
 import { deriveTitle, shortenText } from './title.ts';
 
 const valueFields = {
@@ -69,11 +69,6 @@ type Payload = Static<typeof PayloadSchema>;
 
 const envelopeIssues = compileSchema(payloadSchema(Type.Unknown()));
 const itemSchemaIssues = compileSchema(ItemSchema);
-const nonBlank = /\S/;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The value field an attribute's type names, when it is missing. */
 function missingValueIssue(attribute: unknown, at: string): AdapterIssue | undefined {
@@ -93,7 +88,7 @@ function validatePayload(data: unknown): AdapterIssue[] {
   const issues = new IssueList();
   issues.add(...envelopeIssues(data));
   const items = Array.isArray(data) && Array.isArray(data[0]) ? (data[0] as unknown[]) : [];
-  const firstIndexOfId = new Map<string, number>();
+  const ids = new UniqueIds('documentIdentifier', (index) => `/0/${index}`);
   for (let index = 0; index < items.length && !issues.full; index += 1) {
     const item: unknown = items[index];
     const at = `/0/${index}`;
@@ -101,13 +96,8 @@ function validatePayload(data: unknown): AdapterIssue[] {
     if (!isObject(item)) continue;
     const { content, metadata } = item;
     if (isObject(content)) {
-      const id = content.documentIdentifier;
-      if (typeof id === 'string' && id !== '') {
-        const firstIndex = firstIndexOfId.get(id);
-        if (!nonBlank.test(id)) issues.add({ path: `${at}/content/documentIdentifier`, message: 'must not be blank' });
-        else if (firstIndex === undefined) firstIndexOfId.set(id, index);
-        else issues.add({ path: `${at}/content/documentIdentifier`, message: `duplicates the documentIdentifier of /0/${firstIndex}` });
-      }
+      const idIssue = ids.check(content.documentIdentifier, index, `${at}/content/documentIdentifier`);
+      if (idIssue) issues.add(idIssue);
       if (content.deleted !== true && content.inlineContent === undefined) {
         issues.add({ path: `${at}/content/inlineContent`, message: 'is required (unless deleted is true)' });
       }

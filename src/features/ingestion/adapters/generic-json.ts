@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { StringEnum } from '../../../core/http/schemas.ts';
 import type { Adapter, AdapterIssue, ContentType, NormalizedRecord } from './adapter.ts';
 import { limits, normalizeLineEndings, normalizeTags } from './limits.ts';
-import { compileSchema, httpUrlPattern, IssueList } from './schema-issues.ts';
+import { compileSchema, httpUrlPattern, isNonBlank, isObject, IssueList, UniqueIds } from './schema-issues.ts';
 import { deriveTitle } from './title.ts';
 
 const contentTypes: readonly ContentType[] = ['text', 'markdown', 'code', 'qa_pair'];
@@ -38,11 +38,6 @@ type Payload = Static<typeof PayloadSchema>;
 
 const envelopeIssues = compileSchema(payloadSchema(Type.Unknown()));
 const recordSchemaIssues = compileSchema(RecordSchema);
-const nonBlank = /\S/;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Every problem of a payload, record by record, stopping at the issue limit. Besides the schema:
@@ -53,22 +48,18 @@ function validatePayload(data: unknown): AdapterIssue[] {
   const issues = new IssueList();
   issues.add(...envelopeIssues(data));
   const records = isObject(data) && Array.isArray(data.records) ? data.records : [];
-  const firstIndexOfId = new Map<string, number>();
+  const ids = new UniqueIds('id', (index) => `/records/${index}`);
   for (let index = 0; index < records.length && !issues.full; index += 1) {
     const record: unknown = records[index];
     const at = `/records/${index}`;
     issues.add(...recordSchemaIssues(record, at));
     if (!isObject(record)) continue;
-    const { id, content } = record;
-    if (typeof id === 'string' && id !== '') {
-      const firstIndex = firstIndexOfId.get(id);
-      if (!nonBlank.test(id)) issues.add({ path: `${at}/id`, message: 'must not be blank' });
-      else if (firstIndex === undefined) firstIndexOfId.set(id, index);
-      else issues.add({ path: `${at}/id`, message: `duplicates the id of /records/${firstIndex}` });
-    }
+    const idIssue = ids.check(record.id, index, `${at}/id`);
+    if (idIssue) issues.add(idIssue);
     if (record.deleted === true) continue;
+    const content = record.content;
     if (content === undefined) issues.add({ path: `${at}/content`, message: 'is required (unless deleted is true)' });
-    else if (typeof content === 'string' && !nonBlank.test(content)) {
+    else if (typeof content === 'string' && !isNonBlank(content)) {
       issues.add({ path: `${at}/content`, message: 'must not be empty or blank (unless deleted is true)' });
     }
   }

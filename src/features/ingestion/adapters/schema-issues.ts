@@ -10,9 +10,9 @@ export const httpUrlPattern = '^https?://';
 
 // JSON Schema 2020-12, the dialect of OpenAPI 3.1, so the schemas adapters publish are the ones
 // enforced here. `unicode: false` measures strings with .length like the rest of lore instead of
-// walking every character: 10,000 records of 2 KB validate in 5 ms instead of 100 ms. Ajv still
-// honours it but logs a deprecation on every instance; the schemas are fixed and tested, so its
-// logger is off. `verbose` gives each error the schema it came from (the known field names).
+// walking every character: 10,000 records of 2 KB validate in about 7 ms of CPU instead of about
+// 100 ms. Ajv still honours it but logs a deprecation on every instance; the schemas are fixed and
+// tested, so its logger is off. `verbose` gives each error the schema it came from (known fields).
 const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, unicode: false, logger: false });
 addFormats.default(ajv, ['uri']);
 
@@ -108,5 +108,43 @@ export class IssueList {
 
   toArray(): AdapterIssue[] {
     return [...this.byPath.values()].sort((left, right) => comparePointers(left.path, right.path)).slice(0, maxIssues);
+  }
+}
+
+/** Whether a value is a JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const nonBlank = /\S/;
+
+/** Whether a string has a character other than whitespace. */
+export function isNonBlank(text: string): boolean {
+  return nonBlank.test(text);
+}
+
+/** Remembers the ids of a payload's records to report blank ones and repeats. */
+export class UniqueIds {
+  private readonly firstIndexOfId = new Map<string, number>();
+
+  /**
+   * @param field the id's field name in messages (`id`, `documentIdentifier`)
+   * @param recordPointer the pointer of record `index`, to say which record an id repeats
+   */
+  constructor(
+    private readonly field: string,
+    private readonly recordPointer: (index: number) => string,
+  ) {}
+
+  /** The problem with the id of record `index` (at `path`), if any. Ids that are not non-empty strings are the schema's to report. */
+  check(id: unknown, index: number, path: string): AdapterIssue | undefined {
+    if (typeof id !== 'string' || id === '') return undefined;
+    if (!isNonBlank(id)) return { path, message: 'must not be blank' };
+    const firstIndex = this.firstIndexOfId.get(id);
+    if (firstIndex === undefined) {
+      this.firstIndexOfId.set(id, index);
+      return undefined;
+    }
+    return { path, message: `duplicates the ${this.field} of ${this.recordPointer(firstIndex)}` };
   }
 }
