@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+
+const validSecret = 'a-token-secret-of-at-least-32-characters';
+
+/** The ConfigError `loadConfig` throws for an environment (fails the test when it throws none). */
+function configError(environment: Record<string, string>): ConfigError {
+  try {
+    loadConfig(environment, false);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail(`expected ${JSON.stringify(environment)} to be refused`);
+}
+
+describe('loadConfig', () => {
+  test('an empty environment gives the documented defaults', () => {
+    const config = loadConfig({}, false);
+    const expected: Partial<Config> = {
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: './data',
+      databaseUrl: undefined,
+      databasePoolSize: 10,
+      adminApiKey: undefined,
+      tokenSecret: undefined,
+      tokenTtlSeconds: 3600,
+      redisUrl: undefined,
+      logLevel: 'info',
+      logFormat: 'json',
+      embeddingsProvider: 'builtin',
+      llmProvider: 'extractive',
+      openaiBaseUrl: 'https://api.openai.com/v1',
+      openaiApiKey: undefined,
+      bootstrap: 'auto',
+    };
+    for (const [key, value] of Object.entries(expected)) {
+      assert.deepEqual(config[key as keyof Config], value, `default of ${key}`);
+    }
+    assert.ok(Object.isFrozen(config));
+  });
+
+  test('set variables are read and numbers converted', () => {
+    const config = loadConfig(
+      {
+        PORT: '8080',
+        HOST: '0.0.0.0',
+        DATA_DIR: '/var/lib/lore',
+        DATABASE_URL: 'postgresql://lore@db:5432/lore',
+        TOKEN_SECRET: validSecret,
+        TOKEN_TTL_SECONDS: '600',
+        LOG_LEVEL: 'debug',
+        OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+        BOOTSTRAP: 'never',
+      },
+      false,
+    );
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.dataDir, '/var/lib/lore');
+    assert.equal(config.databaseUrl, 'postgresql://lore@db:5432/lore');
+    assert.equal(config.tokenSecret, validSecret);
+    assert.equal(config.tokenTtlSeconds, 600);
+    assert.equal(config.logLevel, 'debug');
+    assert.equal(config.openaiBaseUrl, 'http://127.0.0.1:11434/v1');
+    assert.equal(config.bootstrap, 'never');
+  });
+
+  test('an empty string counts as unset', () => {
+    const config = loadConfig({ PORT: '', HOST: '', TOKEN_SECRET: '', DATABASE_URL: '', LOG_LEVEL: '' }, false);
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.tokenSecret, undefined);
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.logLevel, 'info');
+  });
+
+  const badValues: Array<{ variable: string; value: string; reason: RegExp }> = [
+    { variable: 'PORT', value: 'abc', reason: /must be integer/ },
+    { variable: 'PORT', value: '70000', reason: /must be <= 65535/ },
+    { variable: 'PORT', value: '80.5', reason: /must be integer/ },
+    { variable: 'LOG_LEVEL', value: 'loud', reason: /allowed values: fatal, error, warn, info, debug, trace, silent/ },
+    { variable: 'DATABASE_URL', value: 'mysql://x', reason: /must match pattern/ },
+    { variable: 'TOKEN_SECRET', value: 'too-short', reason: /fewer than 32 characters/ },
+    { variable: 'TOKEN_TTL_SECONDS', value: '10', reason: /must be >= 60/ },
+    { variable: 'OPENAI_BASE_URL', value: 'not a url', reason: /format "uri"/ },
+    { variable: 'BOOTSTRAP', value: 'always', reason: /allowed values: auto, never/ },
+  ];
+  for (const { variable, value, reason } of badValues) {
+    test(`${variable}=${value} is refused with a message naming ${variable}`, () => {
+      const environment: Record<string, string> = variable === 'DATABASE_URL' ? { TOKEN_SECRET: validSecret } : {};
+      const error = configError({ ...environment, [variable]: value });
+      assert.equal(error.problems.length, 1, error.message);
+      assert.match(error.problems[0]!, new RegExp(`^${variable}: `));
+      assert.match(error.problems[0]!, reason);
+      assert.match(error.message, /^Invalid configuration:\n {2}- /);
+    });
+  }
+
+  test('several bad variables are reported at once', () => {
+    const error = configError({ PORT: 'abc', LOG_LEVEL: 'loud', TOKEN_TTL_SECONDS: '10', OPENAI_BASE_URL: 'not a url' });
+    const named = error.problems.map((problem) => problem.split(':', 1)[0]).sort();
+    assert.deepEqual(named, ['LOG_LEVEL', 'OPENAI_BASE_URL', 'PORT', 'TOKEN_TTL_SECONDS']);
+    for (const name of named) assert.ok(error.message.includes(`- ${name}: `), `${name} is in the message`);
+  });
+
+  test('DATABASE_URL without TOKEN_SECRET is refused, naming TOKEN_SECRET', () => {
+    const error = configError({ DATABASE_URL: 'postgres://lore@db/lore' });
+    assert.equal(error.problems.length, 1);
+    assert.match(error.problems[0]!, /^TOKEN_SECRET: is required with DATABASE_URL/);
+  });
+
+  test('LOG_FORMAT auto is pretty in a terminal and JSON otherwise; an explicit format wins', () => {
+    const cases: Array<{ format?: string; isTerminal: boolean; expected: Config['logFormat'] }> = [
+      { isTerminal: true, expected: 'pretty' },
+      { isTerminal: false, expected: 'json' },
+      { format: 'auto', isTerminal: true, expected: 'pretty' },
+      { format: 'json', isTerminal: true, expected: 'json' },
+      { format: 'pretty', isTerminal: false, expected: 'pretty' },
+    ];
+    for (const { format, isTerminal, expected } of cases) {
+      const config = loadConfig(format ? { LOG_FORMAT: format } : {}, isTerminal);
+      assert.equal(config.logFormat, expected, `LOG_FORMAT=${format ?? '(unset)'} with isTerminal=${isTerminal}`);
+    }
+  });
+});
