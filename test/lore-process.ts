@@ -26,8 +26,11 @@ function childEnv(options: LoreOptions): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env };
 }
 
+// Creating and migrating a fresh embedded database costs about 15 s of CPU; on a 2-core machine
+// busy with other test files that was 56 s of wall time, hence the generous limits below.
+
 /** Runs `lore ...args` to its end (killed and failed after `timeoutMs`). */
-export function runLore(args: string[], options: LoreOptions, timeoutMs = 60_000): Promise<Finished> {
+export function runLore(args: string[], options: LoreOptions, timeoutMs = 150_000): Promise<Finished> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
@@ -81,7 +84,12 @@ export class LoreServer {
 
   /** Spawns `lore start`. */
   static start(options: LoreOptions): LoreServer {
-    return new LoreServer(spawn(process.execPath, [loreBin, 'start'], { env: childEnv(options), cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
+    return LoreServer.spawn(['start'], options);
+  }
+
+  /** Spawns a long-running `lore` command (`start`, `worker`). */
+  static spawn(args: string[], options: LoreOptions): LoreServer {
+    return new LoreServer(spawn(process.execPath, [loreBin, ...args], { env: childEnv(options), cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
   }
 
   private notify(): void {
