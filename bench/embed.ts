@@ -7,6 +7,7 @@
  *
  * Uses the provider the environment configures (EMBEDDINGS_PROVIDER, default builtin).
  */
+import { loadavg } from 'node:os';
 import { loadConfig } from '../src/core/config.ts';
 import { BuiltinEmbeddingProvider } from '../src/core/providers/embeddings/builtin.ts';
 import { createEmbeddingProvider } from '../src/core/providers/embeddings/create.ts';
@@ -94,10 +95,18 @@ const warmUpMs = performance.now() - loadStarted;
 // Each thread's first batches of a new shape are slower; they are not what ingestion sees.
 await embedder.embed([...texts(config.embeddingsThreads * config.embeddingsBatchSize, 660, 7), ...questions(32, 8)]);
 
+/** CPU seconds of the whole process, every thread included. */
+function cpuSeconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+}
+
 const chunks = texts(chunkCount, 660, 1);
 let started = performance.now();
+const cpuStarted = cpuSeconds();
 await embedder.embed(chunks);
 const chunkSeconds = (performance.now() - started) / 1000;
+const chunkCpuSeconds = cpuSeconds() - cpuStarted;
 
 const shortTexts = questions(sentenceCount, 2).map((question, index) => `${question} (${index})`);
 started = performance.now();
@@ -122,6 +131,9 @@ console.log(
     chunkChars: round(chunks.reduce((sum, text) => sum + text.length, 0) / chunkCount, 0),
     chunksPerSecond: round(chunkCount / chunkSeconds),
     charsPerSecond: round(chunks.reduce((sum, text) => sum + text.length, 0) / chunkSeconds, 0),
+    // Throughput per CPU-second: what each core contributes, less sensitive to other processes.
+    chunksPerCpuSecond: round(chunkCount / chunkCpuSeconds),
+    loadAverage: round(loadavg()[0]!),
     sentences: sentenceCount,
     sentencesPerSecond: round(sentenceCount / sentenceSeconds),
     queryLatencyMs: { p50: round(percentile(latencies, 0.5)), p95: round(percentile(latencies, 0.95)) },

@@ -51,12 +51,22 @@ export async function loadEncoder(): Promise<Encoder> {
   const weights = await readWeights(directory, manifest);
   const tokenizer = new Tokenizer(vocabulary);
   const model = new Model(weights);
+  const empty = model.encode([[]]).dataSync() as Float32Array;
   return {
     async embed(texts) {
       const tokens = texts.map((text) => tokenizer.encode(text));
-      const output = model.encode(tokens);
-      const vectors = (await output.data()) as Float32Array;
-      output.dispose();
+      const vectors = new Float32Array(texts.length * DIMENSION);
+      const rows = tokens.flatMap((ids, row) => (ids.length > 0 ? [row] : []));
+      if (rows.length > 0) {
+        const output = model.encode(rows.map((row) => tokens[row]!));
+        const values = (await output.data()) as Float32Array;
+        output.dispose();
+        rows.forEach((row, index) => vectors.set(values.subarray(index * DIMENSION, (index + 1) * DIMENSION), row * DIMENSION));
+      }
+      // A text without tokens (the empty text) pools to zeros in the graph, so all get one vector.
+      tokens.forEach((ids, row) => {
+        if (ids.length === 0) vectors.set(empty, row * DIMENSION);
+      });
       return vectors;
     },
   };
@@ -251,9 +261,11 @@ class Model {
    * attention and pooling need to know where a text starts and ends.
    */
   encode(texts: number[][]): tf.Tensor2D {
+    if (texts.every((ids) => ids.length === 0)) return this.pooledToUnit(tf.zeros([texts.length, DIMENSION]));
+    if (texts.some((ids) => ids.length === 0)) throw new Error('Texts without tokens are encoded on their own.');
     const lengths = texts.map((ids) => ids.length);
-    if (lengths.every((length) => length === 0)) return this.pooledToUnit(tf.zeros([texts.length, DIMENSION]));
     return tf.tidy(() => {
+      const pooling = poolingMatrix(lengths);
       let x = this.input(texts);
       const residual = tf.fused.matMul({ a: x, b: this.residual.kernel, bias: this.residual.bias });
       for (const [index, layer] of this.layers.entries()) {
@@ -264,9 +276,17 @@ class Model {
         const afterAttention = tf.add(projected, index === 0 ? residual : x) as tf.Tensor2D;
         const ffnInput = layerNorm(afterAttention, layer.ffnNormScale, layer.ffnNormBias);
         const inner = tf.fused.matMul({ a: ffnInput, b: layer.ffnIn, bias: layer.ffnInBias, activation: 'relu' });
+        if (index === this.layers.length - 1) {
+          // Mean pooling is linear and each pooling row sums to 1, so the last projection is
+          // applied to the pooled vectors instead of every token: mean(inner)·W + b equals
+          // mean(inner·W + b). That skips 0.2 of the 1.24 GFLOP a 128-token text costs.
+          const pooledInner = tf.matMul(pooling, inner);
+          const pooled = tf.add(tf.fused.matMul({ a: pooledInner, b: layer.ffnOut, bias: layer.ffnOutBias }), tf.matMul(pooling, afterAttention));
+          return this.pooledToUnit(pooled as tf.Tensor2D);
+        }
         x = tf.add(tf.fused.matMul({ a: inner, b: layer.ffnOut, bias: layer.ffnOutBias }), afterAttention) as tf.Tensor2D;
       }
-      return this.pooledToUnit(tf.matMul(poolingMatrix(lengths), x));
+      throw new Error('The encoder has no layers.');
     });
   }
 
