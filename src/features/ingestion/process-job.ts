@@ -5,6 +5,7 @@ import { isRecordFailure, type NormalizedRecord, type RecordFailure } from './ad
 import { findAdapter } from './adapters/registry.ts';
 import { chunkContent, type Chunk } from './chunking/chunk-content.ts';
 import { contentHash, sha256 } from './content-hash.ts';
+import { embeddingText } from './embedding-text.ts';
 import { lockEmbedding } from './embedding-lock.ts';
 import { UnrecoverableJobError } from './job-errors.ts';
 import { addProgress, emptyTally, finishedOrdinals, jobPayload, recount, type ClaimedJob, type Tally } from './queue.ts';
@@ -51,12 +52,6 @@ type Timings = { parse: number; hash: number; chunk: number; embed: number; writ
 
 function elapsed(start: number): number {
   return performance.now() - start;
-}
-
-/** The text a chunk is embedded as: its title and headings give a short chunk its context. */
-function embeddingText(record: NormalizedRecord, chunk: Chunk): string {
-  const headings = chunk.headingPath.length > 0 ? `${chunk.headingPath.join(' > ')}\n` : '';
-  return `${record.title}\n${headings}${chunk.text}`;
 }
 
 function toVectorText(vector: Float32Array): string {

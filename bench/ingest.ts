@@ -1,0 +1,188 @@
+/**
+ * Ingestion benchmark: generates N records of realistic Markdown, ingests them through the HTTP
+ * API on the engine DATABASE_URL chooses (embedded PGlite without it), and prints one JSON line:
+ * records/s, chunks/s, submit-to-completed latency per job, peak RSS, the cost split by stage, and
+ * the time the embedder alone needs for the same chunks (measured on a sample, see BENCH_BASELINE).
+ *
+ *   npm run bench:ingest
+ *   BENCH_RECORDS=2000 npm run bench:ingest
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_WORKER_PROCESSES=2 EMBEDDINGS_THREADS=1 npm run bench:ingest
+ *
+ * BENCH_WORKER_PROCESSES>0 (PostgreSQL only) runs that many `lore worker` processes and no worker
+ * in the API process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { loadConfig } from '../src/core/config.ts';
+import { createLogger } from '../src/core/logger.ts';
+import { BuiltinEmbeddingProvider } from '../src/core/providers/embeddings/builtin.ts';
+import { createEmbeddingProvider } from '../src/core/providers/embeddings/create.ts';
+import { chunkContent } from '../src/features/ingestion/chunking/chunk-content.ts';
+import { embeddingText } from '../src/features/ingestion/embedding-text.ts';
+import { startServer } from '../src/server.ts';
+import { markdownDocument, percentile, round } from './corpus.ts';
+
+const recordCount = Number(process.env.BENCH_RECORDS ?? 10_000);
+const recordSize = Number(process.env.BENCH_RECORD_SIZE ?? 2000);
+const recordsPerJob = Number(process.env.BENCH_RECORDS_PER_JOB ?? 500);
+const workerProcesses = Number(process.env.BENCH_WORKER_PROCESSES ?? 0);
+const baselineSample = Number(process.env.BENCH_BASELINE ?? 600);
+const serverUrl = process.env.DATABASE_URL;
+const ADMIN_KEY = 'bench-admin-key-0123456789';
+const TOKEN_SECRET = 'bench-token-secret-0123456789-0123456789';
+
+const records = Array.from({ length: recordCount }, (_, index) => {
+  const { title, content } = markdownDocument(index + 1, recordSize);
+  return { id: `bench-${index}`, title, content, contentType: 'markdown' as const, tags: ['bench'] };
+});
+
+/** The embedder alone on a sample of the same chunk texts the pipeline embeds. */
+async function embedderBaseline(): Promise<{ chunks: number; chunksPerSecond: number }> {
+  const all = records.flatMap((record) =>
+    chunkContent(record.content, record.contentType, { chunkSize: 800, chunkOverlap: 100 }).map((chunk) => embeddingText(record, chunk)),
+  );
+  const embedder = createEmbeddingProvider(loadConfig({ ...process.env, DATABASE_URL: undefined }));
+  if (embedder instanceof BuiltinEmbeddingProvider) await embedder.warmUp();
+  const sample = all.slice(0, Math.min(baselineSample, all.length));
+  await embedder.embed(sample.slice(0, 32));
+  const started = performance.now();
+  await embedder.embed(sample.slice(32));
+  const seconds = (performance.now() - started) / 1000;
+  await embedder.close();
+  return { chunks: all.length, chunksPerSecond: (sample.length - 32) / seconds };
+}
+
+/** A database of the bench's own, dropped at the end. */
+async function benchDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'lore-bench-'));
+  if (!serverUrl) return { env: { DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
+  const name = `lore_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATA_DIR: dir, DATABASE_URL: url.toString() },
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function peakRssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return round(kb / 1024, 0);
+}
+
+async function call(base: string, method: string, path: string, token: string, body?: unknown): Promise<any> {
+  const response = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+const baseline = await embedderBaseline();
+const database = await benchDatabase();
+const env = {
+  ...process.env,
+  ...database.env,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  ADMIN_API_KEY: ADMIN_KEY,
+  TOKEN_SECRET,
+  BOOTSTRAP: 'never',
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  LOG_FORMAT: 'json',
+  INGESTION_WORKERS: workerProcesses > 0 ? '0' : (process.env.INGESTION_WORKERS ?? '1'),
+};
+const config = loadConfig(env, false);
+const server = await startServer(config, { logger: createLogger(config), print: () => undefined });
+const workers: ChildProcess[] = [];
+for (let index = 0; index < workerProcesses; index += 1) {
+  const bin = fileURLToPath(new URL('../bin/lore.js', import.meta.url));
+  workers.push(spawn(process.execPath, [bin, 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+}
+try {
+  const base = server.url;
+  const workspace = await call(base, 'POST', '/api/v2/admin/workspaces', ADMIN_KEY, { name: 'bench' });
+  const client = await call(base, 'POST', `/api/v2/admin/workspaces/${workspace.id}/access-token-clients`, ADMIN_KEY, { name: 'bench', scopes: ['*'] });
+  const grant = await fetch(`${base}/v2/auth/access-tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ clientId: client.clientId, clientSecret: client.clientSecret }),
+  }).then((response) => response.json() as Promise<{ access_token: string }>);
+  const token = grant.access_token;
+  const knowledgeBase = await call(base, 'POST', '/api/v2/knowledge-bases', token, { name: 'bench' });
+  if (server.context.embedder instanceof BuiltinEmbeddingProvider && workerProcesses === 0) await server.context.embedder.warmUp();
+
+  const started = performance.now();
+  const jobIds: string[] = [];
+  for (let offset = 0; offset < records.length; offset += recordsPerJob) {
+    const data = { records: records.slice(offset, offset + recordsPerJob) };
+    const submitted = await call(base, 'POST', '/api/v2/data-ingestion/jobs', token, { adapterType: 'generic-json', knowledgeBaseId: knowledgeBase.id, data });
+    jobIds.push(submitted.jobId);
+  }
+  const finished = new Map<string, any>();
+  while (finished.size < jobIds.length) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    for (const id of jobIds) {
+      if (finished.has(id)) continue;
+      const job = await call(base, 'GET', `/api/v2/data-ingestion/jobs/${id}`, token);
+      if (['completed', 'failed', 'cancelled'].includes(job.status)) finished.set(id, job);
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const jobs = [...finished.values()];
+  const failedJobs = jobs.filter((job) => job.status !== 'completed').length;
+  const chunks = jobs.reduce((sum, job) => sum + job.result.embeddingsGenerated, 0);
+  const latencies = jobs.map((job) => (Date.parse(job.completed_at) - Date.parse(job.created_at)) / 1000);
+  const stages: Record<string, number> = {};
+  for (const job of jobs) for (const [stage, ms] of Object.entries(job.data.timings as Record<string, number>)) stages[stage] = (stages[stage] ?? 0) + ms / 1000;
+  const embedderSeconds = chunks / baseline.chunksPerSecond;
+  console.log(
+    JSON.stringify({
+      engine: server.context.db.engine,
+      embedder: `${server.context.embedder.name}/${server.context.embedder.model}`,
+      embeddingThreads: config.embeddingsThreads,
+      workerProcesses,
+      inProcessWorkers: config.ingestionWorkers,
+      records: recordCount,
+      recordChars: recordSize,
+      jobs: jobs.length,
+      failedJobs,
+      chunks,
+      seconds: round(seconds),
+      recordsPerSecond: round(recordCount / seconds),
+      chunksPerSecond: round(chunks / seconds),
+      jobLatencySeconds: { p50: round(percentile(latencies, 0.5)), p95: round(percentile(latencies, 0.95)) },
+      stageSeconds: Object.fromEntries(Object.entries(stages).map(([stage, value]) => [stage, round(value)])),
+      embedderAlone: { chunksPerSecond: round(baseline.chunksPerSecond), seconds: round(embedderSeconds), sampledChunks: Math.min(baselineSample, baseline.chunks) },
+      pipelineOverEmbedder: round(seconds / embedderSeconds, 2),
+      peakRssMb: {
+        api: round(process.resourceUsage().maxRSS / 1024, 0),
+        workers: await Promise.all(workers.map((worker) => peakRssMb(worker.pid!))),
+      },
+    }),
+  );
+} finally {
+  for (const worker of workers) worker.kill('SIGTERM');
+  await Promise.all(workers.map((worker) => new Promise((resolve) => (worker.exitCode !== null ? resolve(null) : worker.once('exit', resolve)))));
+  await server.close();
+  await database.drop();
+}
