@@ -22,8 +22,8 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   {
-    // Tests read JSON answers field by field; typing every body would only restate the schemas.
-    files: ['test/**', '**/*.test.ts'],
+    // Tests and benchmarks read JSON answers field by field; typing every body would only restate the schemas.
+    files: ['test/**', 'bench/**', '**/*.test.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
 );
