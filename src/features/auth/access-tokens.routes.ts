@@ -35,18 +35,30 @@ const TokenResponseSchema = Type.Object({
 type TokenRequest = Static<typeof TokenRequestSchema>;
 type Credentials = { clientId: string; clientSecret: string; viaBasic: boolean };
 
+// RFC 6749 2.3.1: a client that authenticated with Basic is answered with a Basic challenge.
+const basicChallenge = { headers: { 'www-authenticate': 'Basic realm="lore"' } };
+
+/** Undoes the form-encoding RFC 6749 2.3.1 applies inside Basic credentials; undefined when malformed. */
+function formDecoded(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Client credentials from HTTP Basic authentication (RFC 6749 2.3.1) or from the body. */
 function readCredentials(request: FastifyRequest, body: TokenRequest): Credentials {
   const header = request.headers.authorization;
   if (header && /^Basic\s+/i.test(header)) {
     const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon < 0) throw new AppError('INVALID_CLIENT', 'The Basic credentials must be "client_id:client_secret".');
-    return {
-      clientId: decodeURIComponent(decoded.slice(0, colon)),
-      clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
-      viaBasic: true,
-    };
+    const clientId = colon < 0 ? undefined : formDecoded(decoded.slice(0, colon));
+    const clientSecret = colon < 0 ? undefined : formDecoded(decoded.slice(colon + 1));
+    if (clientId === undefined || clientSecret === undefined) {
+      throw new AppError('INVALID_CLIENT', 'The Basic credentials must be "client_id:client_secret", each form-encoded.', basicChallenge);
+    }
+    return { clientId, clientSecret, viaBasic: true };
   }
   const clientId = body.client_id ?? body.clientId;
   const clientSecret = body.client_secret ?? body.clientSecret;
@@ -95,7 +107,7 @@ export function registerAccessTokenRoutes(app: App, context: AppContext): void {
         const client = await findCredentials(context.db, credentials.clientId);
         const valid = await verifySecret(credentials.clientSecret, client?.secretHash ?? decoyHash);
         if (!client || !valid || client.revoked) {
-          throw new AppError('INVALID_CLIENT', undefined, credentials.viaBasic ? { headers: { 'www-authenticate': 'Basic realm="lore"' } } : {});
+          throw new AppError('INVALID_CLIENT', undefined, credentials.viaBasic ? basicChallenge : {});
         }
         if (client.workspaceStatus !== 'active') throw new AppError('WORKSPACE_SUSPENDED');
         const scopes = grantedScopes(client.scopes, body);

@@ -34,7 +34,9 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 // STANDING_TTL_MS on every process (and at once on the process that revoked).
 const STANDING_TTL_MS = 5_000;
 const MAX_CACHED = 10_000;
-const standingCache = new Map<string, { revoked: boolean; workspaceStatus: string; until: number }>();
+// Keyed by client row id; the entry keeps the workspace it was read for, so that a token naming
+// another workspace than its client's is looked up (and refused) rather than served from cache.
+const standingCache = new Map<string, { workspaceId: string; revoked: boolean; workspaceStatus: string; until: number }>();
 
 /** Forgets a client's cached standing, e.g. right after it was revoked. */
 export function forgetStanding(clientRowId: string): void {
@@ -48,11 +50,11 @@ export function forgetAllStandings(): void {
 
 async function standing(context: AppContext, claims: TokenClaims) {
   const cached = standingCache.get(claims.clientRowId);
-  if (cached && cached.until > Date.now()) return cached;
+  if (cached && cached.until > Date.now() && cached.workspaceId === claims.workspaceId) return cached;
   const found = await clientStanding(context.db, claims.workspaceId, claims.clientRowId);
   if (!found) return undefined;
   if (standingCache.size >= MAX_CACHED) standingCache.clear();
-  const entry = { ...found, until: Date.now() + STANDING_TTL_MS };
+  const entry = { ...found, workspaceId: claims.workspaceId, until: Date.now() + STANDING_TTL_MS };
   standingCache.set(claims.clientRowId, entry);
   return entry;
 }
