@@ -100,6 +100,8 @@ export class ConfigError extends Error {
   }
 }
 
+const secretVariables = new Set(['ADMIN_API_KEY', 'TOKEN_SECRET', 'OPENAI_API_KEY', 'DATABASE_URL', 'REDIS_URL']);
+
 const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
 addFormats.default(ajv);
 const validateEnv = ajv.compile<Env>(EnvSchema);
@@ -121,7 +123,8 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
   if (!validateEnv(env)) {
     const problems = (validateEnv.errors ?? []).map((error) => {
       const name = error.instancePath.replace(/^\//, '') || String(error.params.missingProperty ?? '');
-      const got = name in env ? ` (got ${JSON.stringify(env[name])})` : '';
+      // Secrets, and URLs that may carry a password, are never echoed into logs.
+      const got = name in env && !secretVariables.has(name) ? ` (got ${JSON.stringify(env[name])})` : '';
       const allowed = error.keyword === 'enum' ? `: ${(error.params.allowedValues as string[]).join(', ')}` : '';
       return `${name}: ${error.message ?? 'is invalid'}${allowed}${got}`;
     });

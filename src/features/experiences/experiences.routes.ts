@@ -2,11 +2,17 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../core/context.ts';
 import type { App } from '../../core/http/app-types.ts';
 import { guardedErrors, IdParams, Page, PageQuery, responses } from '../../core/http/schemas.ts';
-import { authorize, caller } from '../auth/guard.ts';
+import { assertKnowledgeBaseAllowed, authorize, caller } from '../auth/guard.ts';
+import type { TokenClaims } from '../auth/tokens.ts';
 import { ExperienceChangesSchema, ExperienceSchema, NewExperienceSchema } from './experiences.schemas.ts';
 import { createExperience, deleteExperience, getExperience, listExperiences, updateExperience } from './experiences.service.ts';
 
 const security = [{ bearerAuth: [] }];
+
+/** A token restricted to some knowledge bases may only link an experience to those. */
+function assertLinkable(auth: TokenClaims, knowledgeBaseIds: string[] | undefined): void {
+  for (const id of knowledgeBaseIds ?? []) assertKnowledgeBaseAllowed(auth, id);
+}
 const tags = ['experiences'];
 
 /** Experiences of the caller's workspace (scopes `experiences:read|write`). */
@@ -20,7 +26,11 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
       onRequest: canWrite,
       schema: { tags, security, summary: 'Create an experience', body: NewExperienceSchema, response: responses({ 201: ExperienceSchema }, guardedErrors) },
     },
-    async (request, reply) => reply.code(201).send(await createExperience(context.db, caller(request).workspaceId, request.body)),
+    async (request, reply) => {
+      const auth = caller(request);
+      assertLinkable(auth, request.body.knowledgeBaseIds);
+      return reply.code(201).send(await createExperience(context.db, auth.workspaceId, request.body));
+    },
   );
 
   app.get(
@@ -60,7 +70,11 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
         response: responses({ 200: ExperienceSchema }, [...guardedErrors, 404]),
       },
     },
-    async (request) => updateExperience(context.db, caller(request).workspaceId, request.params.id, request.body),
+    async (request) => {
+      const auth = caller(request);
+      assertLinkable(auth, request.body.knowledgeBaseIds);
+      return updateExperience(context.db, auth.workspaceId, request.params.id, request.body);
+    },
   );
 
   app.delete(

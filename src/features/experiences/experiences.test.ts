@@ -282,4 +282,15 @@ describe(`experiences (${engine})`, () => {
       assert.ok(listed.body.experiences.every((experience: { workspaceId: string }) => experience.workspaceId === tenant.workspaceId));
     }
   });
+
+  test('a token restricted to some knowledge bases may link an experience only to those (403 otherwise)', async () => {
+    const restricted = await server.token(tenantA.workspaceId, ['experiences:write', 'experiences:read'], { knowledgeBaseIds: [knowledgeBaseOfA] });
+    const refused = await call(restricted, 'POST', '/api/v2/experiences', { name: 'too wide', knowledgeBaseIds: [knowledgeBaseOfA, secondKnowledgeBaseOfA] });
+    assertError(refused, 403, '/v2/experiences');
+    const allowed = await call(restricted, 'POST', '/api/v2/experiences', { name: 'narrow', knowledgeBaseIds: [knowledgeBaseOfA] });
+    assert.equal(allowed.status, 201);
+    const widened = await call(restricted, 'PATCH', `/api/v2/experiences/${allowed.body.id}`, { knowledgeBaseIds: [secondKnowledgeBaseOfA] });
+    assertError(widened, 403, `/v2/experiences/${allowed.body.id}`);
+    assert.deepEqual((await call(restricted, 'GET', `/api/v2/experiences/${allowed.body.id}`)).body.knowledgeBaseIds, [knowledgeBaseOfA]);
+  });
 });
