@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../src/core/config.ts';
@@ -131,6 +132,9 @@ try {
   const knowledgeBase = await call(base, 'POST', '/api/v2/knowledge-bases', token, { name: 'bench' });
   if (server.context.embedder instanceof BuiltinEmbeddingProvider && workerProcesses === 0) await server.context.embedder.warmUp();
 
+  // The API process's event loop while jobs run: on the embedded engine the database shares it.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const started = performance.now();
   const jobIds: string[] = [];
   for (let offset = 0; offset < records.length; offset += recordsPerJob) {
@@ -148,6 +152,7 @@ try {
     }
   }
   const seconds = (performance.now() - started) / 1000;
+  loopDelay.disable();
   const jobs = [...finished.values()];
   const failedJobs = jobs.filter((job) => job.status !== 'completed').length;
   const chunks = jobs.reduce((sum, job) => sum + job.result.embeddingsGenerated, 0);
@@ -174,6 +179,7 @@ try {
       stageSeconds: Object.fromEntries(Object.entries(stages).map(([stage, value]) => [stage, round(value)])),
       embedderAlone: { chunksPerSecond: round(baseline.chunksPerSecond), seconds: round(embedderSeconds), sampledChunks: Math.min(baselineSample, baseline.chunks) },
       pipelineOverEmbedder: round(seconds / embedderSeconds, 2),
+      apiEventLoopDelayMs: { p99: round(loopDelay.percentile(99) / 1e6), max: round(loopDelay.max / 1e6) },
       peakRssMb: {
         api: round(process.resourceUsage().maxRSS / 1024, 0),
         workers: await Promise.all(workers.map((worker) => peakRssMb(worker.pid!))),

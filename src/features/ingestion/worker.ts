@@ -8,6 +8,8 @@ import { UnrecoverableJobError } from './job-errors.ts';
 import { processJob } from './process-job.ts';
 import { claimJob, completeJob, failJob, releaseJob, renewLease, type ClaimedJob } from './queue.ts';
 
+const VACUUM_AFTER_RECORDS = 500;
+
 export type WorkerOptions = {
   leaseSeconds: number;
   pollMs: number;
@@ -72,6 +74,16 @@ export class IngestionWorker {
     }
   }
 
+  /**
+   * PGlite runs without autovacuum: after a large import its statistics are stale and full-text
+   * search slowed from 0.65 ms to 2.2 ms p50 in our measurements until VACUUM ANALYZE. PostgreSQL's
+   * autovacuum does this by itself.
+   */
+  private async tidyUp(job: ClaimedJob): Promise<void> {
+    if (this.deps.db.engine !== 'pglite' || job.recordCount < VACUUM_AFTER_RECORDS) return;
+    await this.deps.db.exec('VACUUM ANALYZE chunks, entries').catch((error: unknown) => this.deps.log.warn({ err: error }, 'VACUUM ANALYZE failed'));
+  }
+
   private async work(job: ClaimedJob): Promise<void> {
     const { db, log } = this.deps;
     const jobLog = log.child({ jobId: job.id, workspaceId: job.workspaceId, attempt: job.attempts });
@@ -100,6 +112,7 @@ export class IngestionWorker {
       if (ending === 'done') {
         await completeJob(db, job, this.id);
         jobLog.info({ ms: Math.round(performance.now() - started) }, 'ingestion job finished');
+        await this.tidyUp(job);
       } else if (!this.running) {
         await releaseJob(db, job, this.id);
         jobLog.info('ingestion job released at shutdown');
