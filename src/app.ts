@@ -42,7 +42,7 @@ const features: Feature[] = [
  */
 function buildValidator(externalSchemas: Record<string, AnySchema>): FastifySchemaCompiler<AnySchema> {
   const ajvFor = (coerceTypes: 'array' | false) => {
-    const ajv = new Ajv({ coerceTypes, removeAdditional: false, allErrors: true, useDefaults: true, addUsedSchema: false });
+    const ajv = new Ajv({ coerceTypes, removeAdditional: false, allErrors: true, useDefaults: true, addUsedSchema: false, allowUnionTypes: true });
     addFormats.default(ajv);
     for (const schema of Object.values(externalSchemas)) ajv.addSchema(schema);
     return ajv;

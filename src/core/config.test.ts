@@ -106,10 +106,18 @@ describe('loadConfig', () => {
     for (const name of named) assert.ok(error.message.includes(`- ${name}: `), `${name} is in the message`);
   });
 
-  test('DATABASE_URL without TOKEN_SECRET is refused, naming TOKEN_SECRET', () => {
+  test('DATABASE_URL without TOKEN_SECRET is refused, naming TOKEN_SECRET, also alongside other bad variables', () => {
     const error = configError({ DATABASE_URL: 'postgres://lore@db/lore' });
     assert.equal(error.problems.length, 1);
     assert.match(error.problems[0]!, /^TOKEN_SECRET: is required with DATABASE_URL/);
+    const both = configError({ DATABASE_URL: 'postgres://lore@db/lore', PORT: 'abc' });
+    assert.deepEqual(both.problems.map((problem) => problem.split(':', 1)[0]).sort(), ['PORT', 'TOKEN_SECRET']);
+  });
+
+  test('secret values and database URLs are never echoed in the message', () => {
+    const error = configError({ TOKEN_SECRET: 'tiny-secret', ADMIN_API_KEY: 'short', DATABASE_URL: 'mysql://user:hunter2@db/x' });
+    for (const secret of ['tiny-secret', 'short', 'hunter2']) assert.ok(!error.message.includes(secret), error.message);
+    assert.match(error.message, /TOKEN_SECRET: must NOT have fewer than 32 characters/);
   });
 
   test('LOG_FORMAT auto is pretty in a terminal and JSON otherwise; an explicit format wins', () => {

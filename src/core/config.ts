@@ -120,21 +120,21 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     // An empty variable means "not set", as in most deployment tooling.
     if (value !== undefined && value !== '') env[name] = value;
   }
+  const problems: string[] = [];
   if (!validateEnv(env)) {
-    const problems = (validateEnv.errors ?? []).map((error) => {
+    for (const error of validateEnv.errors ?? []) {
       const name = error.instancePath.replace(/^\//, '') || String(error.params.missingProperty ?? '');
       // Secrets, and URLs that may carry a password, are never echoed into logs.
       const got = name in env && !secretVariables.has(name) ? ` (got ${JSON.stringify(env[name])})` : '';
       const allowed = error.keyword === 'enum' ? `: ${(error.params.allowedValues as string[]).join(', ')}` : '';
-      return `${name}: ${error.message ?? 'is invalid'}${allowed}${got}`;
-    });
-    throw new ConfigError([...new Set(problems)]);
+      problems.push(`${name}: ${error.message ?? 'is invalid'}${allowed}${got}`);
+    }
   }
-  const problems: string[] = [];
+  // Rules across variables are checked even when single variables are bad: every problem at once.
   if (env.DATABASE_URL && !env.TOKEN_SECRET) {
     problems.push('TOKEN_SECRET: is required with DATABASE_URL, because every API process must sign tokens with the same secret');
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
   return Object.freeze({
     port: env.PORT,
     host: env.HOST,
