@@ -6,12 +6,13 @@ import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { loadEncoder } from './use-lite.ts';
 
-export type WorkerRequest = { id: number; texts: string[] };
+/** One batch; a thread works on one at a time, so answers need no id. */
+export type WorkerRequest = { texts: string[] };
 export type WorkerMessage =
   | { type: 'ready'; loadMs: number }
   | { type: 'load-failed'; error: string }
-  | { type: 'done'; id: number; vectors: Float32Array }
-  | { type: 'failed'; id: number; error: string };
+  | { type: 'done'; vectors: Float32Array }
+  | { type: 'failed'; error: string };
 
 const port = parentPort!;
 const started = performance.now();
@@ -25,9 +26,9 @@ try {
   port.on('message', async (request: WorkerRequest) => {
     try {
       const vectors = await encoder.embed(request.texts);
-      port.postMessage({ type: 'done', id: request.id, vectors } satisfies WorkerMessage, [vectors.buffer as ArrayBuffer]);
+      port.postMessage({ type: 'done', vectors } satisfies WorkerMessage, [vectors.buffer as ArrayBuffer]);
     } catch (error) {
-      port.postMessage({ type: 'failed', id: request.id, error: describe(error) } satisfies WorkerMessage);
+      port.postMessage({ type: 'failed', error: describe(error) } satisfies WorkerMessage);
     }
   });
 } catch (error) {

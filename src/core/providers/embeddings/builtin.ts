@@ -18,8 +18,6 @@ type Task = {
   texts: string[];
   resolve(vectors: Float32Array): void;
   reject(error: unknown): void;
-  /** Set while a thread works on it. */
-  thread?: Thread;
 };
 
 type Thread = {
@@ -42,7 +40,6 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
   private readonly batchSize: number;
   private readonly threads: Thread[] = [];
   private readonly queue: Task[] = [];
-  private nextId = 0;
   private closed = false;
 
   constructor(options: BuiltinEmbeddingOptions = {}) {
@@ -60,32 +57,36 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
   embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     if (this.closed) return Promise.reject(new Error('The builtin embedder is closed.'));
     return embedDeduplicated(texts, async (distinct) => {
-      // A batch is padded to its longest text, so batches of texts of similar length waste least.
-      const order = distinct.map((_, index) => index).sort((a, b) => distinct[b]!.length - distinct[a]!.length);
-      const parts = batches(order, this.batchSize);
-      const vectors: Float32Array[] = new Array(distinct.length);
-      const failed = new AbortController();
-      const signal = options.signal ? AbortSignal.any([options.signal, failed.signal]) : failed.signal;
+      const parts = batches(distinct, this.batchSize);
+      const tasks = parts.map((part) => this.task(part));
       // A call of one batch (a search query) goes before the queued batches of a bulk ingestion.
-      const urgent = parts.length === 1;
+      if (tasks.length === 1) this.queue.unshift(tasks[0]!.task);
+      else this.queue.push(...tasks.map(({ task }) => task));
+      // The first failure, or the caller's abort, drops the call's batches that no thread has taken.
+      const drop = (reason: unknown) => {
+        for (const { task } of tasks) {
+          const queued = this.queue.indexOf(task);
+          if (queued >= 0) this.queue.splice(queued, 1);
+          task.reject(reason);
+        }
+      };
+      const signal = options.signal;
+      const onAbort = () => drop(signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort();
+      this.startThreads();
+      this.dispatch();
       try {
-        await Promise.all(
-          parts.map(async (part) => {
-            const flat = await this.run(
-              part.map((index) => distinct[index]!),
-              urgent,
-              signal,
-            );
-            part.forEach((index, row) => {
-              vectors[index] = normalize(flat.slice(row * DIMENSION, (row + 1) * DIMENSION));
-            });
-          }),
+        const results = await Promise.all(tasks.map(({ done }) => done));
+        return results.flatMap((flat, part) =>
+          parts[part]!.map((_, row) => normalize(flat.slice(row * DIMENSION, (row + 1) * DIMENSION))),
         );
       } catch (error) {
-        failed.abort(error);
+        drop(error);
         throw error;
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
       }
-      return vectors;
     });
   }
 
@@ -96,31 +97,14 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
     await Promise.all(this.threads.splice(0).map((thread) => thread.worker.terminate()));
   }
 
-  private run(texts: string[], urgent: boolean, signal: AbortSignal): Promise<Float32Array> {
-    return new Promise((resolve, reject) => {
-      signal.throwIfAborted();
-      const onAbort = () => {
-        const queued = this.queue.indexOf(task);
-        if (queued >= 0) this.queue.splice(queued, 1);
-        reject(signal.reason);
-      };
-      const task: Task = {
-        texts,
-        resolve: (vectors) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(vectors);
-        },
-        reject: (error) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      if (urgent) this.queue.unshift(task);
-      else this.queue.push(task);
-      this.startThreads();
-      this.dispatch();
+  private task(texts: string[]): { task: Task; done: Promise<Float32Array> } {
+    let task!: Task;
+    const done = new Promise<Float32Array>((resolve, reject) => {
+      task = { texts, resolve, reject };
     });
+    // Rejections are observed through `Promise.all`; one that comes after the call failed is moot.
+    done.catch(() => {});
+    return { task, done };
   }
 
   /** Hands queued batches to idle threads that have loaded the model. */
@@ -130,10 +114,9 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
       if (!thread.loaded || thread.task) continue;
       const task = this.queue.shift()!;
       thread.task = task;
-      task.thread = thread;
       // A busy thread keeps the process alive; an idle one must not hold it open.
       thread.worker.ref();
-      thread.worker.postMessage({ id: this.nextId++, texts: task.texts } satisfies WorkerRequest);
+      thread.worker.postMessage({ texts: task.texts } satisfies WorkerRequest);
     }
   }
 
