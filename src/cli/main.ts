@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from '../core/config.ts';
 import { migrate } from '../core/db/migrate.ts';
 import { openDb } from '../core/db/open.ts';
@@ -9,6 +9,7 @@ import { createEmbeddingProvider } from '../core/providers/embeddings/create.ts'
 import { knownScopes, type Scope } from '../features/auth/scopes.ts';
 import { createClient } from '../features/access-token-clients/clients.service.ts';
 import { createWorkspace, getWorkspace, listWorkspaces } from '../features/workspaces/workspaces.service.ts';
+import { ingest, type IngestCommandOptions } from './ingest.ts';
 
 function config(): Config {
   loadDotEnv();
@@ -98,6 +99,22 @@ program
     } finally {
       await db.close();
     }
+  });
+
+program
+  .command('ingest')
+  .description('Upload JSON or JSON Lines files of records to a knowledge base through ingestion jobs, with a progress bar')
+  .argument('<files...>', 'JSON files (an adapter payload or an array of records), or JSON Lines files (.jsonl, .ndjson) of one record per line')
+  .requiredOption('--kb <id>', 'the knowledge base to ingest into')
+  .requiredOption('--adapter <name>', 'the records\' format: generic-json or content-hub')
+  .addOption(new Option('--url <base>', 'the service\'s base URL').env('LORE_URL').default('http://127.0.0.1:3000'))
+  .addOption(new Option('--token <token>', 'a bearer token with data-ingestion:read and data-ingestion:write').env('LORE_TOKEN'))
+  .addOption(new Option('--client-id <id>', 'an access-token client to obtain tokens with, instead of --token').env('LORE_CLIENT_ID'))
+  .addOption(new Option('--client-secret <secret>', 'the secret of --client-id').env('LORE_CLIENT_SECRET'))
+  .option('--records-per-job <n>', 'records per job at most (the spec advises 100 to 500); jobs also stay under 1 MB', '500')
+  .option('--concurrency <n>', 'jobs in flight at once', '2')
+  .action(async (files: string[], options: IngestCommandOptions) => {
+    process.exitCode = await ingest(files, options);
   });
 
 const admin = program.command('admin').description('Platform administration, without the HTTP API');

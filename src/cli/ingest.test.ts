@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../test/fake-openai.ts';
+import { engine, startTestServer, type TestServer } from '../../test/harness.ts';
+import { markdownDocument } from '../../test/ingestion.ts';
+import { LoreClient } from '../client/lore-client.ts';
+
+const loreBin = fileURLToPath(new URL('../../bin/lore.js', import.meta.url));
+const contentHubExport = fileURLToPath(new URL('../features/ingestion/adapters/fixtures/content-hub-export.json', import.meta.url));
+
+type Finished = { code: number | null; stdout: string; stderr: string };
+
+/** A running `lore ingest`: its output so far, and how it ends. */
+type Ingest = { child: ChildProcess; output: { stdout: string; stderr: string }; finished: Promise<Finished> };
+
+function describeRun(finished: Finished): string {
+  return `exit ${finished.code}\nstdout:\n${finished.stdout}\nstderr:\n${finished.stderr}`;
+}
+
+describe(`lore ingest (${engine})`, () => {
+  let server: TestServer;
+  let fake: FakeOpenAi;
+  let dir: string;
+
+  before(async () => {
+    fake = await startFakeOpenAi();
+    // JSON bodies of 1 MB and more are refused (413), so a job that gets through above that size came as multipart.
+    server = await startTestServer({ ...fakeEmbeddingsEnv(fake), JSON_BODY_LIMIT_MB: '1' });
+    dir = await mkdtemp(join(tmpdir(), 'lore-ingest-'));
+  });
+  after(async () => {
+    await server?.close();
+    await fake?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Starts `lore ingest ...args` with only PATH and `env` in its environment, in a temp directory. */
+  function startIngest(args: string[], env: Record<string, string> = {}): Ingest {
+    const child = spawn(process.execPath, [loreBin, 'ingest', '--url', server.url, ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    });
+    const output = { stdout: '', stderr: '' };
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (output.stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (output.stderr += text));
+    const finished = new Promise<Finished>((resolve) => child.once('close', (code) => resolve({ code, ...output })));
+    return { child, output, finished };
+  }
+
+  function runIngest(args: string[], env: Record<string, string> = {}): Promise<Finished> {
+    return startIngest(args, env).finished;
+  }
+
+  /** A workspace with a knowledge base, a token for it, and a client of the API with that token. */
+  async function tenantWithKnowledgeBase() {
+    const { token } = await server.tenant(['data-ingestion:read', 'data-ingestion:write', 'knowledge-bases:read', 'knowledge-bases:write']);
+    const client = new LoreClient({ baseUrl: server.url, token });
+    const knowledgeBase = await client.createKnowledgeBase({ name: 'uploads' });
+    return { token, client, kb: knowledgeBase.id };
+  }
+
+  async function writeJsonLines(name: string, count: number, size: number): Promise<string> {
+    const path = join(dir, name);
+    const lines = Array.from({ length: count }, (_, index) =>
+      JSON.stringify({ id: `doc-${index}`, content: markdownDocument(index, size), contentType: 'markdown', tags: ['upload'] }),
+    );
+    await writeFile(path, `${lines.join('\n')}\n`);
+    return path;
+  }
+
+  test('a JSON Lines file of 1,200 records becomes 3 jobs of at most 500; all complete, 1,200 entries; a second run skips all 1,200', async () => {
+    const { token, client, kb } = await tenantWithKnowledgeBase();
+    const file = await writeJsonLines('records.jsonl', 1200, 300);
+
+    const first = await runIngest([file, '--kb', kb, '--adapter', 'generic-json', '--records-per-job', '500'], { LORE_TOKEN: token });
+    assert.equal(first.code, 0, describeRun(first));
+    const { total, jobs } = await client.listJobs({ limit: 100 });
+    assert.equal(total, 3);
+    assert.deepEqual(jobs.map((job) => [job.status, job.data.recordCount]).sort(), [['completed', 200], ['completed', 500], ['completed', 500]]);
+    assert.equal(jobs.reduce((sum, job) => sum + job.result.entriesCreated, 0), 1200);
+    assert.equal((await client.listEntries(kb, { limit: 1 })).total, 1200);
+    assert.match(first.stdout, /^ {2}created +1200$/m);
+    assert.match(first.stdout, /^ {2}skipped +0$/m);
+    assert.match(first.stdout, /^ {2}failed +0$/m);
+    assert.match(first.stdout, /^ {2}total +1200$/m);
+    assert.match(first.stdout, /^ {2}jobs +3 {2}\(3 completed\)$/m);
+    assert.match(first.stdout, /^ {2}records\/s +\d+\.\d$/m);
+    assert.doesNotMatch(first.stdout, /Failed records|did not complete/);
+    // Without a terminal, progress goes to stderr as lines: one per job submitted and ended, and a last progress line.
+    assert.match(first.stderr, /^Uploading 1200 records from 1 file$/m);
+    assert.match(first.stderr, /^job 1 \(.*records\.jsonl:1-500\) completed in [\d.]+ s: 500 created, 0 updated, 0 skipped, 0 deleted, 0 failed$/m);
+    assert.match(first.stderr, /^job 3 submitted: [0-9a-f-]{36} \(.*records\.jsonl:1001-1200, 200 records\)$/m);
+    assert.match(first.stderr, /^progress: 1200\/1200 records \(100%\), [\d.]+ records\/s, ETA .*, jobs 3\/3$/m);
+
+    const second = await runIngest([file, '--kb', kb, '--adapter', 'generic-json', '--records-per-job', '500'], { LORE_TOKEN: token });
+    assert.equal(second.code, 0, describeRun(second));
+    assert.match(second.stdout, /^ {2}created +0$/m);
+    assert.match(second.stdout, /^ {2}skipped +1200 {2}\(unchanged 1200\)$/m);
+    assert.equal((await client.listJobs()).total, 6);
+    assert.equal((await client.listEntries(kb, { limit: 1 })).total, 1200);
+  });
+
+  test('a job the service refuses (400, one invalid record) is reported with the record\'s file location; the other jobs complete; exit 1', async () => {
+    const { token, client, kb } = await tenantWithKnowledgeBase();
+    const records = [
+      { id: 'ok-1', content: 'First valid record.' },
+      { id: 'ok-2', content: 'Second valid record.' },
+      { id: 'ok-3', content: 'Third valid record.' },
+      { id: 'no-content', title: 'A record without content' },
+    ];
+    const file = join(dir, 'one-invalid.json');
+    await writeFile(file, JSON.stringify({ records }));
+
+    const finished = await runIngest([file, '--kb', kb, '--adapter', 'generic-json', '--records-per-job', '2'], { LORE_TOKEN: token });
+    assert.equal(finished.code, 1, describeRun(finished));
+    const { jobs } = await client.listJobs();
+    assert.deepEqual(jobs.map((job) => [job.status, job.data.recordCount]), [['completed', 2]], 'only the valid job was created');
+    assert.equal((await client.listEntries(kb)).total, 2);
+    assert.match(finished.stdout, /^ {2}created +2$/m);
+    assert.match(finished.stdout, /^ {2}not processed +2 {2}\(in jobs that were refused/m);
+    assert.match(finished.stdout, /^ {2}jobs +2 {2}\(1 completed, 1 refused\)$/m);
+    assert.match(finished.stdout, /^Jobs that did not complete \(1\):$/m);
+    assert.match(
+      finished.stdout,
+      /^ {2}job 2 \(.*one-invalid\.json#\/records\/2-3, 2 records\) refused: 400 Bad Request: The payload does not match the generic-json schema: \/records\/1\/content is required \(unless deleted is true\)$/m,
+    );
+    assert.match(finished.stdout, /^ {6}.*one-invalid\.json#\/records\/3 \(\/records\/1\/content\): is required \(unless deleted is true\)$/m);
+  });
+
+  test('JSON files (a {records} payload, a bare array) and a record over 1 MB sent alone as multipart, with client credentials from the environment', async () => {
+    const { client, kb } = await tenantWithKnowledgeBase();
+    const workspaceId = (await client.getKnowledgeBase(kb)).workspaceId;
+    const credentials = await server.createClient(workspaceId, ['data-ingestion:read', 'data-ingestion:write']);
+    const payload = join(dir, 'payload.json');
+    const array = join(dir, 'array.json');
+    const big = join(dir, 'big.jsonl');
+    const html = `<p>${'The original page, kept beside its text. '.repeat(30_000)}</p>`;
+    await writeFile(payload, JSON.stringify({ records: [{ id: 'a', content: '# Alpha\n\nThe first.', contentType: 'markdown' }, { id: 'b', content: 'Beta.' }] }, null, 2));
+    await writeFile(array, JSON.stringify([{ id: 'c', title: 'Gamma', content: 'The third.', tags: ['x'] }]));
+    await writeFile(big, [{ id: 'd', content: 'Delta.' }, { id: 'huge', content: 'A page with its HTML.', metadata: { html } }, { id: 'e', content: 'Epsilon.' }].map((record) => JSON.stringify(record)).join('\n'));
+    assert.ok(html.length > 1024 * 1024);
+
+    const finished = await runIngest([payload, array, big, '--kb', kb, '--adapter', 'generic-json'], {
+      LORE_CLIENT_ID: credentials.clientId,
+      LORE_CLIENT_SECRET: credentials.clientSecret,
+    });
+    assert.equal(finished.code, 0, describeRun(finished));
+    assert.match(finished.stdout, /^ {2}created +6$/m);
+    assert.match(finished.stdout, /^ {2}jobs +5 {2}\(5 completed\)$/m);
+    assert.match(finished.stderr, /^job 4 submitted: [0-9a-f-]{36} \(.*big\.jsonl:2, 1 record\)$/m);
+    const { jobs } = await client.listJobs();
+    assert.deepEqual(jobs.map((job) => job.data.recordCount).reverse(), [2, 1, 1, 1, 1]);
+    const { entries } = await client.listEntries(kb);
+    assert.deepEqual(entries.map((entry) => [entry.recordId, entry.title, entry.tags]).sort(), [
+      ['a', 'Alpha', []],
+      ['b', 'Beta', []],
+      ['c', 'Gamma', ['x']],
+      ['d', 'Delta', []],
+      ['e', 'Epsilon', []],
+      ['huge', 'A page with its HTML', []],
+    ]);
+    assert.equal(entries.find((entry) => entry.recordId === 'huge')!.metadata.html, html);
+  });
+
+  test('a content-hub export is split into [items, {timeTaken}] payloads; per-record failures are listed but do not fail the run', async () => {
+    const { token, client, kb } = await tenantWithKnowledgeBase();
+    const file = join(dir, 'export.json');
+    await copyFile(contentHubExport, file);
+
+    const finished = await runIngest([file, '--kb', kb, '--adapter', 'content-hub', '--records-per-job', '4'], { LORE_TOKEN: token });
+    assert.equal(finished.code, 0, describeRun(finished));
+    const { jobs } = await client.listJobs({ includePayload: true });
+    const payloads = jobs.map((job) => job.payload as [{ content: { documentIdentifier: string } }[], object]).reverse();
+    assert.deepEqual(
+      payloads.map(([items, summary]) => [items.map((item) => item.content.documentIdentifier), summary]),
+      [
+        [['kb-article-1001', 'faq-2002', 'snippet-3003', 'note-4004'], { timeTaken: '0.412s' }],
+        [['kb-article-0999', 'empty-5005'], { timeTaken: '0.412s' }],
+      ],
+    );
+    assert.match(finished.stdout, /^ {2}created +4$/m);
+    assert.match(finished.stdout, /^ {2}skipped +1 {2}\(not_found 1\)$/m);
+    assert.match(finished.stdout, /^ {2}failed +1$/m);
+    assert.match(finished.stdout, /^Failed records \(1\):\n {2}empty-5005 \(job 2\): content is empty after converting the HTML to Markdown$/m);
+    assert.equal((await client.listEntries(kb)).total, 4);
+  });
+
+  test('a bad token: exit 1 with the API\'s message, before any file is read', async () => {
+    const { kb } = await tenantWithKnowledgeBase();
+    const finished = await runIngest([join(dir, 'does-not-exist.jsonl'), '--kb', kb, '--adapter', 'generic-json', '--token', 'not-a-token']);
+    assert.equal(finished.code, 1, describeRun(finished));
+    assert.equal(finished.stdout, '');
+    assert.equal(finished.stderr, 'lore: 401 Unauthorized: The access token is malformed, expired or has an invalid signature.\n');
+  });
+
+  test('a knowledge base of another workspace: the first job is refused with 404 and nothing more is submitted', async () => {
+    const { token } = await tenantWithKnowledgeBase();
+    const other = await tenantWithKnowledgeBase();
+    const file = await writeJsonLines('elsewhere.jsonl', 30, 200);
+    const finished = await runIngest([file, '--kb', other.kb, '--adapter', 'generic-json', '--records-per-job', '10', '--concurrency', '1'], { LORE_TOKEN: token });
+    assert.equal(finished.code, 1, describeRun(finished));
+    assert.match(finished.stdout, /^ {2}jobs +1 {2}\(1 refused\)$/m);
+    assert.match(finished.stdout, new RegExp(`^Stopped submitting: 404 Not Found: Knowledge base ${other.kb} does not exist\\.$`, 'm'));
+    assert.equal((await other.client.listJobs()).total, 0);
+  });
+
+  test('Ctrl-C cancels the submitted jobs that have not finished and exits 130', async () => {
+    const { token, client, kb } = await tenantWithKnowledgeBase();
+    const file = await writeJsonLines('slow.jsonl', 400, 300);
+    fake.delayMs = 400;
+    try {
+      const run = startIngest([file, '--kb', kb, '--adapter', 'generic-json', '--records-per-job', '100', '--concurrency', '2'], { LORE_TOKEN: token });
+      const deadline = Date.now() + 30_000;
+      while (!/^job 2 submitted/m.test(run.output.stderr) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      run.child.kill('SIGINT');
+      const finished = await run.finished;
+      assert.equal(finished.code, 130, describeRun(finished));
+      assert.match(finished.stderr, /^Interrupted: cancelling the unfinished jobs/m);
+      const { jobs } = await client.listJobs();
+      assert.equal(jobs.length, 2, 'no job was submitted after Ctrl-C');
+      assert.deepEqual(jobs.map((job) => job.status), ['cancelled', 'cancelled']);
+      assert.match(finished.stdout, /^ {2}jobs +2 {2}\(2 cancelled\)$/m);
+    } finally {
+      fake.delayMs = 0;
+    }
+  });
+});

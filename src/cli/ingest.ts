@@ -1,0 +1,435 @@
+/**
+ * `lore ingest`: uploads files of records to a knowledge base through ingestion jobs. Files are
+ * split into jobs of a few hundred records under 1 MB each (the spec's guidance), at most
+ * `concurrency` jobs are in flight at once (so at most that many payloads are in memory), each
+ * job is polled with growing intervals, and one progress bar covers all records.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import cliProgress from 'cli-progress';
+import { batchLimits, payloadText, recordIndexOf, splitIntoBatches, type Batch } from '../client/job-batches.ts';
+import { JsonText, LoreApiError, LoreClient, terminalJobStatuses, type Job } from '../client/lore-client.ts';
+import { openRecordFile, RecordFileError, uploadAdapters, type RecordFile, type UploadAdapter } from '../client/record-files.ts';
+
+/** The options of `lore ingest` as commander parses them. */
+export type IngestCommandOptions = {
+  kb: string;
+  adapter: string;
+  url: string;
+  token?: string;
+  clientId?: string;
+  clientSecret?: string;
+  recordsPerJob: string;
+  concurrency: string;
+};
+
+type UploadSettings = {
+  knowledgeBaseId: string;
+  adapter: UploadAdapter;
+  recordsPerJob: number;
+  concurrency: number;
+};
+
+/** How one job of the upload ended; `refused` when the service did not accept it, `lost` when it could no longer be polled. */
+type Outcome = 'completed' | 'failed' | 'cancelled' | 'refused' | 'lost';
+
+type JobRun = {
+  number: number;
+  /** `file.jsonl:1-500`: where its records came from. */
+  origin: string;
+  records: number;
+  id?: string;
+  processed: number;
+  outcome?: Outcome;
+  /** Why a job did not complete, with the service's field errors mapped to file locations. */
+  problem?: string;
+  startedAt: number;
+};
+
+type FailedRecord = { sourceId: string; error: string; job: number };
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// The spec advises polling with growing intervals: 250 ms doubling up to 5 s, or sooner when the job's ETA says it is nearly done.
+const firstPollMs = 250;
+const maxPollMs = 5000;
+// Without a terminal, a progress line every 5 s is enough for a log and little enough for a CI console.
+const logEveryMs = 5000;
+const failuresShown = 50;
+const fieldErrorsShown = 5;
+const interruptedExitCode = 130;
+
+function positiveInteger(option: string, value: string, max: number): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1 || number > max) throw new Error(`${option} must be an integer from 1 to ${max}, got "${value}"`);
+  return number;
+}
+
+function settingsOf(options: IngestCommandOptions): UploadSettings {
+  if (!uuid.test(options.kb)) throw new Error(`--kb must be a knowledge-base UUID, got "${options.kb}"`);
+  if (!(uploadAdapters as readonly string[]).includes(options.adapter)) {
+    throw new Error(`--adapter must be one of ${uploadAdapters.join(', ')}, got "${options.adapter}"`);
+  }
+  return {
+    knowledgeBaseId: options.kb,
+    adapter: options.adapter as UploadAdapter,
+    // 50,000 is the service's record limit per payload.
+    recordsPerJob: positiveInteger('--records-per-job', options.recordsPerJob, 50_000),
+    concurrency: positiveInteger('--concurrency', options.concurrency, 32),
+  };
+}
+
+function clientOf(options: IngestCommandOptions): LoreClient {
+  if (options.token) return new LoreClient({ baseUrl: options.url, token: options.token });
+  if (options.clientId && options.clientSecret) return new LoreClient({ baseUrl: options.url, clientId: options.clientId, clientSecret: options.clientSecret });
+  throw new Error('lore ingest needs --token (or LORE_TOKEN), or --client-id and --client-secret (or LORE_CLIENT_ID and LORE_CLIENT_SECRET)');
+}
+
+function recordCount(count: number): string {
+  return `${count} record${count === 1 ? '' : 's'}`;
+}
+
+function seconds(milliseconds: number): string {
+  const total = milliseconds / 1000;
+  if (total < 60) return `${total.toFixed(1)} s`;
+  const minutes = Math.floor(total / 60);
+  return `${minutes} min ${Math.round(total - minutes * 60)} s`;
+}
+
+/** The upload's live progress: a bar on a terminal, periodic lines otherwise; both on stderr. */
+interface ProgressView {
+  update(done: number, jobs: string): void;
+  /** A line every run shows (a job that ended). */
+  event(line: string): void;
+  /** A line only logs show (a job submitted): on a terminal the bar says enough. */
+  detail(line: string): void;
+  stop(): void;
+}
+
+class BarView implements ProgressView {
+  private readonly bars: cliProgress.MultiBar;
+  private readonly bar: cliProgress.SingleBar;
+  private readonly startedAt = Date.now();
+
+  constructor(total: number) {
+    this.bars = new cliProgress.MultiBar(
+      {
+        stream: process.stderr,
+        format: '{bar} {percentage}% | {value}/{total} records | {speed} records/s | ETA {remaining} | jobs {jobs}',
+        hideCursor: true,
+        fps: 5,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    this.bar = this.bars.create(total, 0, { speed: '0', remaining: '-', jobs: '0' });
+  }
+
+  update(done: number, jobs: string): void {
+    const { speed, remaining } = rates(done, this.bar.getTotal(), Date.now() - this.startedAt);
+    this.bar.update(done, { speed, remaining, jobs });
+  }
+
+  event(line: string): void {
+    this.bars.log(`${line}\n`);
+  }
+
+  detail(): void {}
+
+  stop(): void {
+    this.bars.stop();
+  }
+}
+
+class LogView implements ProgressView {
+  private readonly startedAt = Date.now();
+  private readonly timer: NodeJS.Timeout;
+  private done = 0;
+  private jobs = '0';
+
+  constructor(private readonly total: number) {
+    this.timer = setInterval(() => this.print(), logEveryMs).unref();
+  }
+
+  update(done: number, jobs: string): void {
+    this.done = done;
+    this.jobs = jobs;
+  }
+
+  event(line: string): void {
+    process.stderr.write(`${line}\n`);
+  }
+
+  detail(line: string): void {
+    process.stderr.write(`${line}\n`);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.print();
+  }
+
+  private print(): void {
+    const { speed, remaining } = rates(this.done, this.total, Date.now() - this.startedAt);
+    const percent = Math.floor((this.done / this.total) * 100);
+    process.stderr.write(`progress: ${this.done}/${this.total} records (${percent}%), ${speed} records/s, ETA ${remaining}, jobs ${this.jobs}\n`);
+  }
+}
+
+function rates(done: number, total: number, elapsedMs: number): { speed: string; remaining: string } {
+  const perSecond = done / Math.max(elapsedMs / 1000, 0.001);
+  return { speed: perSecond.toFixed(perSecond < 10 ? 1 : 0), remaining: perSecond > 0 ? seconds(((total - done) / perSecond) * 1000) : '-' };
+}
+
+/** The service's refusal of a job, with each field error's pointer turned into the file location of its record. */
+function refusalOf(error: unknown, batch: Batch, file: RecordFile): string {
+  if (!(error instanceof LoreApiError)) return (error as Error).message;
+  const fieldErrors = error.body.errors ?? [];
+  const lines = fieldErrors.slice(0, fieldErrorsShown).map((fieldError) => {
+    const index = recordIndexOf(fieldError.path, file.envelope);
+    const location = index === undefined ? undefined : batch.locations[index];
+    return `      ${location === undefined ? '' : `${file.describe(location)} `}(${fieldError.path}): ${fieldError.message}`;
+  });
+  if (fieldErrors.length > fieldErrorsShown) lines.push(`      and ${fieldErrors.length - fieldErrorsShown} more`);
+  return [error.message, ...lines].join('\n');
+}
+
+/** One upload: its jobs, their counts, and the live view; `run()` answers the exit code. */
+class Upload {
+  private readonly jobs: JobRun[] = [];
+  private readonly failures: FailedRecord[] = [];
+  private readonly skippedReasons = new Map<string, number>();
+  private readonly counts = { created: 0, updated: 0, skipped: 0, deleted: 0, failed: 0 };
+  private readonly interrupt = new AbortController();
+  private readonly view: ProgressView;
+  private readonly startedAt = Date.now();
+  private done = 0;
+  /** An error that makes every further job pointless (authentication, a missing knowledge base, the service gone). */
+  private fatal: string | undefined;
+
+  constructor(
+    private readonly client: LoreClient,
+    private readonly settings: UploadSettings,
+    private readonly files: RecordFile[],
+    private readonly total: number,
+  ) {
+    this.view = process.stderr.isTTY ? new BarView(total) : new LogView(total);
+  }
+
+  async run(): Promise<number> {
+    const onInterrupt = () => {
+      // A second Ctrl-C does not wait for the cancellations.
+      if (this.interrupt.signal.aborted) process.exit(interruptedExitCode);
+      this.view.event('Interrupted: cancelling the unfinished jobs (Ctrl-C again to quit at once)');
+      this.interrupt.abort();
+    };
+    process.on('SIGINT', onInterrupt);
+    try {
+      await this.submitAll();
+      if (this.interrupt.signal.aborted) await this.cancelUnfinished();
+    } finally {
+      process.off('SIGINT', onInterrupt);
+      this.view.stop();
+    }
+    this.printSummary();
+    if (this.interrupt.signal.aborted) return interruptedExitCode;
+    return this.jobs.every((run) => run.outcome === 'completed') && this.fatal === undefined ? 0 : 1;
+  }
+
+  private get stopped(): boolean {
+    return this.interrupt.signal.aborted || this.fatal !== undefined;
+  }
+
+  /** Reads each file's batches only when a job slot is free, so at most `concurrency` payloads exist at once. */
+  private async submitAll(): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
+    for (const file of this.files) {
+      const batches = splitIntoBatches(file.records(), batchLimits(file.envelope, this.settings.recordsPerJob));
+      try {
+        for (;;) {
+          while (inFlight.size >= this.settings.concurrency) await Promise.race(inFlight);
+          if (this.stopped) break;
+          const next = await batches.next();
+          if (next.done) break;
+          const task = this.submit(file, next.value).then((run) => (run.id ? this.track(run) : undefined));
+          const tracked = task.finally(() => inFlight.delete(tracked));
+          inFlight.add(tracked);
+        }
+      } finally {
+        await batches.return(undefined);
+      }
+      if (this.stopped) break;
+    }
+    await Promise.all(inFlight);
+  }
+
+  private async submit(file: RecordFile, batch: Batch): Promise<JobRun> {
+    const first = batch.locations[0]!;
+    const last = batch.locations[batch.locations.length - 1]!;
+    const run: JobRun = {
+      number: this.jobs.length + 1,
+      origin: `${file.describe(first)}${last === first ? '' : `-${last}`}`,
+      records: batch.records.length,
+      processed: 0,
+      startedAt: Date.now(),
+    };
+    this.jobs.push(run);
+    try {
+      const data = new JsonText(payloadText(batch, file.envelope));
+      const submitted = await this.client.submitJob({ adapterType: this.settings.adapter, knowledgeBaseId: this.settings.knowledgeBaseId, data });
+      run.id = submitted.jobId;
+      this.view.detail(`job ${run.number} submitted: ${run.id} (${run.origin}, ${recordCount(run.records)})`);
+    } catch (error) {
+      run.outcome = 'refused';
+      run.problem = refusalOf(error, batch, file);
+      // A refused payload is that job's problem; any other refusal (401, 403, 404, 409, no service) would refuse every job.
+      const payloadProblem = error instanceof LoreApiError && (error.status === 400 || error.status === 413);
+      if (!payloadProblem) this.fatal ??= (error as Error).message;
+      this.view.event(`job ${run.number} (${run.origin}, ${recordCount(run.records)}) refused: ${run.problem}`);
+      this.advance(run, run.records);
+    }
+    return run;
+  }
+
+  /** Polls a job until it ends, 250 ms doubling to 5 s, or sooner when its ETA is shorter; stops polling on Ctrl-C. */
+  private async track(run: JobRun): Promise<void> {
+    let interval = firstPollMs;
+    let etaMs = Infinity;
+    for (;;) {
+      try {
+        await sleep(Math.max(firstPollMs, Math.min(interval, etaMs)), undefined, { signal: this.interrupt.signal });
+      } catch {
+        return;
+      }
+      let job: Job;
+      try {
+        job = await this.client.getJob(run.id!);
+      } catch (error) {
+        if (this.interrupt.signal.aborted) return;
+        run.outcome = 'lost';
+        run.problem = (error as Error).message;
+        this.fatal ??= run.problem;
+        this.view.event(`job ${run.number} (${run.id}) could not be polled: ${run.problem}`);
+        return;
+      }
+      this.advance(run, job.data.progress.processed);
+      if (terminalJobStatuses.includes(job.status)) {
+        this.finish(run, job);
+        return;
+      }
+      etaMs = job.data.eta ? job.data.eta.secondsRemaining * 1000 : Infinity;
+      interval = Math.min(interval * 2, maxPollMs);
+    }
+  }
+
+  /** Moves the bar by a job's newly processed records. */
+  private advance(run: JobRun, processed: number): void {
+    this.done += Math.max(processed - run.processed, 0);
+    run.processed = Math.max(processed, run.processed);
+    const ended = this.jobs.filter((job) => job.outcome !== undefined).length;
+    this.view.update(this.done, `${ended}/${this.jobs.length}`);
+  }
+
+  /** Adds an ended job's counts and failed records; its unprocessed records count as done for the bar. */
+  private finish(run: JobRun, job: Job): void {
+    run.outcome = job.status as Outcome;
+    const { result } = job;
+    this.counts.created += result.entriesCreated;
+    this.counts.updated += result.entriesUpdated;
+    this.counts.skipped += result.entriesSkipped;
+    this.counts.deleted += result.entriesDeleted;
+    this.counts.failed += result.entriesFailed;
+    for (const record of job.data.results) {
+      if (record.status === 'failed') this.failures.push({ sourceId: record.sourceId, error: record.error ?? 'failed', job: run.number });
+      if (record.status === 'skipped') this.skippedReasons.set(record.reason ?? 'skipped', (this.skippedReasons.get(record.reason ?? 'skipped') ?? 0) + 1);
+    }
+    if (job.status === 'failed') run.problem = result.error ?? 'the job failed';
+    this.advance(run, run.records);
+    const took = seconds(Date.parse(job.completed_at ?? new Date().toISOString()) - run.startedAt);
+    const counts = `${result.entriesCreated} created, ${result.entriesUpdated} updated, ${result.entriesSkipped} skipped, ${result.entriesDeleted} deleted, ${result.entriesFailed} failed`;
+    this.view.event(`job ${run.number} (${run.origin}) ${job.status} in ${took}: ${counts}${run.problem ? `; ${run.problem}` : ''}`);
+  }
+
+  /** Cancels every submitted job that has not ended, then reads its final counts (what it wrote before stopping stays). */
+  private async cancelUnfinished(): Promise<void> {
+    const unfinished = this.jobs.filter((run) => run.id && run.outcome === undefined);
+    await Promise.all(
+      unfinished.map(async (run) => {
+        try {
+          await this.client.cancelJob(run.id!);
+        } catch (error) {
+          // 409: the job ended between the last poll and the cancel; its final state is read below.
+          if (!(error instanceof LoreApiError && error.status === 409)) {
+            run.outcome = 'lost';
+            run.problem = `could not be cancelled: ${(error as Error).message}`;
+            return;
+          }
+        }
+        try {
+          this.finish(run, await this.client.getJob(run.id!));
+        } catch (error) {
+          run.outcome = 'lost';
+          run.problem = `cancelled, but its final counts could not be read: ${(error as Error).message}`;
+        }
+      }),
+    );
+  }
+
+  private printSummary(): void {
+    const elapsed = Date.now() - this.startedAt;
+    const outcomes = new Map<string, number>();
+    for (const run of this.jobs) outcomes.set(run.outcome ?? 'unfinished', (outcomes.get(run.outcome ?? 'unfinished') ?? 0) + 1);
+    const { created, updated, skipped, deleted, failed } = this.counts;
+    const processed = created + updated + skipped + deleted + failed;
+    const reasons = [...this.skippedReasons].map(([reason, count]) => `${reason} ${count}`).join(', ');
+    const rows: [string, string][] = [
+      ['created', String(created)],
+      ['updated', String(updated)],
+      ['skipped', `${skipped}${reasons ? `  (${reasons})` : ''}`],
+      ['deleted', String(deleted)],
+      ['failed', String(failed)],
+      ...(processed < this.total ? [['not processed', `${this.total - processed}  (in jobs that were refused, failed or cancelled, or never submitted)`] as [string, string]] : []),
+      ['total', String(this.total)],
+      ['jobs', `${this.jobs.length}  (${[...outcomes].map(([outcome, count]) => `${count} ${outcome}`).join(', ') || 'none'})`],
+      ['wall time', seconds(elapsed)],
+      ['records/s', (processed / Math.max(elapsed / 1000, 0.001)).toFixed(1)],
+    ];
+    const width = Math.max(...rows.map(([label]) => label.length)) + 2;
+    const lines = [`Uploaded to knowledge base ${this.settings.knowledgeBaseId} (${this.settings.adapter}):`];
+    lines.push(...rows.map(([label, value]) => `  ${label.padEnd(width)}${value}`));
+    const troubled = this.jobs.filter((run) => run.problem !== undefined);
+    if (troubled.length > 0) {
+      lines.push('', `Jobs that did not complete (${troubled.length}):`);
+      for (const run of troubled) lines.push(`  job ${run.number} (${run.origin}, ${recordCount(run.records)}${run.id ? `, ${run.id}` : ''}) ${run.outcome}: ${run.problem}`);
+    }
+    if (this.fatal !== undefined) lines.push('', `Stopped submitting: ${this.fatal}`);
+    if (this.failures.length > 0) {
+      lines.push('', `Failed records (${this.failures.length}):`);
+      for (const failure of this.failures.slice(0, failuresShown)) lines.push(`  ${failure.sourceId} (job ${failure.job}): ${failure.error}`);
+      if (this.failures.length > failuresShown) lines.push(`  and ${this.failures.length - failuresShown} more`);
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+}
+
+/** Runs `lore ingest FILE...`; answers the exit code: 0 when every job completed, 1 otherwise, 130 after Ctrl-C. */
+export async function ingest(paths: string[], options: IngestCommandOptions): Promise<number> {
+  const settings = settingsOf(options);
+  const client = clientOf(options);
+  // Checks the URL, the credentials and the read scope before any file is read, and that the service has the adapter.
+  const adapters = await client.listAdapters();
+  if (!adapters.some((adapter) => adapter.name === settings.adapter)) {
+    throw new Error(`The service at ${options.url} has no adapter ${settings.adapter}; it has ${adapters.map((adapter) => adapter.name).join(', ')}`);
+  }
+  const files: RecordFile[] = [];
+  try {
+    for (const path of paths) files.push(await openRecordFile(path, settings.adapter));
+  } catch (error) {
+    if (error instanceof RecordFileError) throw new Error(`nothing was uploaded: ${error.message}`, { cause: error });
+    throw error;
+  }
+  const total = files.reduce((sum, file) => sum + file.count, 0);
+  if (total === 0) {
+    process.stdout.write('No records to upload.\n');
+    return 0;
+  }
+  process.stderr.write(`Uploading ${recordCount(total)} from ${files.length} file${files.length === 1 ? '' : 's'}\n`);
+  return new Upload(client, settings, files, total).run();
+}
