@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { loadConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
+import { BuiltinEmbeddingProvider } from './builtin.ts';
+import { createEmbeddingProvider } from './create.ts';
 import { OpenAiEmbeddingProvider, type OpenAiEmbeddingOptions } from './openai.ts';
 
 type Received = { method: string; url: string; headers: IncomingHttpHeaders; body: any };
@@ -211,5 +215,31 @@ describe('OpenAiEmbeddingProvider', () => {
     const pending = provider().embed(['text 1'], { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('client went away')), 50);
     await assert.rejects(pending, { message: 'client went away' });
+  });
+});
+
+describe('createEmbeddingProvider', () => {
+  test('builds the openai provider from the environment', async () => {
+    const config = loadConfig(
+      { EMBEDDINGS_PROVIDER: 'openai', OPENAI_BASE_URL: api.url, OPENAI_API_KEY: 'sk-config', OPENAI_EMBEDDINGS_DIMENSIONS: '3' },
+      false,
+    );
+    assert.equal(config.embeddingsBatchSize, 256);
+    const embedder = createEmbeddingProvider(config);
+    assert.ok(embedder instanceof OpenAiEmbeddingProvider);
+    assert.deepEqual([embedder.name, embedder.model, embedder.dimension], ['openai', 'text-embedding-3-small', 3]);
+    await embedder.embed(['text 1']);
+    assert.equal(api.received[0]!.headers.authorization, 'Bearer sk-config');
+    assert.deepEqual(api.received[0]!.body, { model: 'text-embedding-3-small', input: ['text 1'], dimensions: 3 });
+  });
+
+  test('builds the builtin provider by default, one thread per core unless told otherwise', async () => {
+    assert.equal(loadConfig({}, false).embeddingsThreads, availableParallelism());
+    const config = loadConfig({ EMBEDDINGS_THREADS: '3' }, false);
+    assert.deepEqual([config.embeddingsThreads, config.embeddingsBatchSize], [3, 16]);
+    const embedder = createEmbeddingProvider(config);
+    assert.ok(embedder instanceof BuiltinEmbeddingProvider);
+    assert.deepEqual([embedder.name, embedder.model, embedder.dimension], ['builtin', 'universal-sentence-encoder-lite', 512]);
+    await embedder.close();
   });
 });
