@@ -135,38 +135,40 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     problems.push('TOKEN_SECRET: is required with DATABASE_URL, because every API process must sign tokens with the same secret');
   }
   if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  // Every variable passed the schema above, with defaults filled in.
+  const valid = env as Env;
   return Object.freeze({
-    port: env.PORT,
-    host: env.HOST,
-    dataDir: env.DATA_DIR,
-    databaseUrl: env.DATABASE_URL,
-    databasePoolSize: env.DATABASE_POOL_SIZE,
-    adminApiKey: env.ADMIN_API_KEY,
-    tokenSecret: env.TOKEN_SECRET,
-    tokenTtlSeconds: env.TOKEN_TTL_SECONDS,
-    redisUrl: env.REDIS_URL,
-    logLevel: env.LOG_LEVEL,
-    logFormat: env.LOG_FORMAT === 'auto' ? (isTerminal ? 'pretty' : 'json') : env.LOG_FORMAT,
-    embeddingsProvider: env.EMBEDDINGS_PROVIDER,
-    llmProvider: env.LLM_PROVIDER,
-    openaiBaseUrl: env.OPENAI_BASE_URL,
-    openaiApiKey: env.OPENAI_API_KEY,
-    embeddingsThreads: env.EMBEDDINGS_THREADS ?? availableParallelism(),
+    port: valid.PORT,
+    host: valid.HOST,
+    dataDir: valid.DATA_DIR,
+    databaseUrl: valid.DATABASE_URL,
+    databasePoolSize: valid.DATABASE_POOL_SIZE,
+    adminApiKey: valid.ADMIN_API_KEY,
+    tokenSecret: valid.TOKEN_SECRET,
+    tokenTtlSeconds: valid.TOKEN_TTL_SECONDS,
+    redisUrl: valid.REDIS_URL,
+    logLevel: valid.LOG_LEVEL,
+    logFormat: valid.LOG_FORMAT === 'auto' ? (isTerminal ? 'pretty' : 'json') : valid.LOG_FORMAT,
+    embeddingsProvider: valid.EMBEDDINGS_PROVIDER,
+    llmProvider: valid.LLM_PROVIDER,
+    openaiBaseUrl: valid.OPENAI_BASE_URL,
+    openaiApiKey: valid.OPENAI_API_KEY,
+    embeddingsThreads: valid.EMBEDDINGS_THREADS ?? availableParallelism(),
     // bench/README.md ("Embedder"): builtin batches of 8, 16 and 32 embed at the same rate per
     // CPU-second while memory grows with the batch. The OpenAI API takes up to 2048 inputs per
     // request; 256 keeps one request well under its size limits.
-    embeddingsBatchSize: env.EMBEDDINGS_BATCH_SIZE ?? (env.EMBEDDINGS_PROVIDER === 'openai' ? 256 : 16),
-    embeddingsTimeoutMs: env.EMBEDDINGS_TIMEOUT_MS,
-    embeddingsMaxRetries: env.EMBEDDINGS_MAX_RETRIES,
-    openaiEmbeddingsModel: env.OPENAI_EMBEDDINGS_MODEL,
-    openaiEmbeddingsDimensions: env.OPENAI_EMBEDDINGS_DIMENSIONS,
-    bootstrap: env.BOOTSTRAP,
-    ingestionWorkers: env.INGESTION_WORKERS,
-    ingestionLeaseSeconds: env.INGESTION_LEASE_SECONDS,
-    ingestionPollMs: env.INGESTION_POLL_MS,
-    ingestionMaxAttempts: env.INGESTION_MAX_ATTEMPTS,
-    jsonBodyLimitBytes: Math.round(env.JSON_BODY_LIMIT_MB * 1024 * 1024),
-    multipartLimitBytes: Math.round(env.MULTIPART_LIMIT_MB * 1024 * 1024),
+    embeddingsBatchSize: valid.EMBEDDINGS_BATCH_SIZE ?? (valid.EMBEDDINGS_PROVIDER === 'openai' ? 256 : 16),
+    embeddingsTimeoutMs: valid.EMBEDDINGS_TIMEOUT_MS,
+    embeddingsMaxRetries: valid.EMBEDDINGS_MAX_RETRIES,
+    openaiEmbeddingsModel: valid.OPENAI_EMBEDDINGS_MODEL,
+    openaiEmbeddingsDimensions: valid.OPENAI_EMBEDDINGS_DIMENSIONS,
+    bootstrap: valid.BOOTSTRAP,
+    ingestionWorkers: valid.INGESTION_WORKERS,
+    ingestionLeaseSeconds: valid.INGESTION_LEASE_SECONDS,
+    ingestionPollMs: valid.INGESTION_POLL_MS,
+    ingestionMaxAttempts: valid.INGESTION_MAX_ATTEMPTS,
+    jsonBodyLimitBytes: Math.round(valid.JSON_BODY_LIMIT_MB * 1024 * 1024),
+    multipartLimitBytes: Math.round(valid.MULTIPART_LIMIT_MB * 1024 * 1024),
   } as Config);
 }
 
