@@ -4,12 +4,15 @@ import { migrate } from '../core/db/migrate.ts';
 import { openDb } from '../core/db/open.ts';
 import type { Db } from '../core/db/db.ts';
 import { createLogger } from '../core/logger.ts';
-import { startServer, startWorkers } from '../server.ts';
-import { createEmbeddingProvider } from '../core/providers/embeddings/create.ts';
 import { knownScopes, type Scope } from '../features/auth/scopes.ts';
 import { createClient } from '../features/access-token-clients/clients.service.ts';
 import { createWorkspace, getWorkspace, listWorkspaces } from '../features/workspaces/workspaces.service.ts';
 import { ingest, type IngestCommandOptions } from './ingest.ts';
+
+// The server, the workers and the embedder load only for the commands that run them, so that
+// `lore ingest` and `lore admin` start light (the server's modules alone cost about 200 MB).
+const loadServer = () => import('../server.ts');
+const loadEmbedder = () => import('../core/providers/embeddings/create.ts');
 
 function config(): Config {
   loadDotEnv();
@@ -55,6 +58,7 @@ program
   .action(async () => {
     const settings = config();
     const logger = createLogger(settings);
+    const { startServer } = await loadServer();
     const server = await startServer(settings, { logger });
     const stop = async (signal: string) => {
       logger.info({ signal }, 'shutting down');
@@ -74,6 +78,7 @@ program
     const logger = createLogger(settings);
     const db = await openDb(settings);
     await migrate(db);
+    const [{ startWorkers }, { createEmbeddingProvider }] = await Promise.all([loadServer(), loadEmbedder()]);
     const embedder = createEmbeddingProvider(settings);
     const workers = startWorkers(Math.max(1, Number(options.concurrency) || 1), settings, { db, embedder, log: logger });
     logger.info({ workers: workers.length, engine: db.engine }, 'lore worker started');

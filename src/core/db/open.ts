@@ -1,10 +1,9 @@
 import type { Config } from '../config.ts';
 import type { Db } from './db.ts';
-import { openPglite } from './pglite.ts';
-import { openPostgres } from './postgres.ts';
 
 /** Opens the engine the configuration names: PostgreSQL with `DATABASE_URL`, else embedded PGlite. */
-export function openDb(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>): Promise<Db> {
-  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolSize);
-  return openPglite(`${config.dataDir}/pgdata`);
+export async function openDb(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>): Promise<Db> {
+  // Each engine's driver loads only when it is used: PGlite's WebAssembly build is large.
+  if (config.databaseUrl) return (await import('./postgres.ts')).openPostgres(config.databaseUrl, config.databasePoolSize);
+  return (await import('./pglite.ts')).openPglite(`${config.dataDir}/pgdata`);
 }

@@ -105,7 +105,7 @@ export function registerAccessTokenRoutes(app: App, context: AppContext): void {
         }
         const credentials = readCredentials(request, body);
         const client = await findCredentials(context.db, credentials.clientId);
-        const valid = await verifySecret(credentials.clientSecret, client?.secretHash ?? decoyHash);
+        const valid = await verifySecret(credentials.clientSecret, client?.secretHash ?? (await decoyHash()));
         if (!client || !valid || client.revoked) {
           throw new AppError('INVALID_CLIENT', undefined, credentials.viaBasic ? basicChallenge : {});
         }

@@ -27,5 +27,13 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
-// Verified against when the client id is unknown, so that a wrong id costs as long as a wrong secret.
-export const decoyHash = await hashSecret(randomBytes(16).toString('hex'));
+let decoy: Promise<string> | undefined;
+
+/**
+ * A hash to verify against when the client id is unknown, so that a wrong id costs as long as a
+ * wrong secret. Made on first use: a process that never grants a token never pays for it.
+ */
+export function decoyHash(): Promise<string> {
+  decoy ??= hashSecret(randomBytes(16).toString('hex'));
+  return decoy;
+}
