@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
-import { STATUS_CODES } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { engine, startTestServer, type Answer, type TestServer } from '../../../test/harness.ts';
+import { assertExactError as assertError } from '../../../test/assert-error.ts';
 
 const grantUrls = ['/v2/auth/access-tokens', '/api/v2/auth/access-tokens'];
 
 /** Asserts the spec's error body exactly: status, status name, `path` and any extra fields. */
-function assertError(answer: Answer, status: number, path: string, extra: Record<string, unknown> = {}): string {
-  assert.equal(answer.status, status, answer.text);
-  const { message, timestamp, ...rest } = answer.body;
-  assert.deepEqual(rest, { statusCode: status, error: STATUS_CODES[status], path, ...extra });
-  assert.equal(typeof message, 'string');
-  assert.equal(new Date(timestamp).toISOString(), timestamp);
-  return message;
-}
-
 function basic(clientId: string, clientSecret: string): Record<string, string> {
   return { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` };
 }

@@ -1,23 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt, SignJWT, type JWTPayload } from 'jose';
-import { ADMIN_KEY, engine, startTestServer, type Answer, type TestServer } from '../../../test/harness.ts';
+import { ADMIN_KEY, engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { knownScopes } from './scopes.ts';
+import { assertExactError as assertError } from '../../../test/assert-error.ts';
 
 const TOKEN_SECRET = new TextEncoder().encode('test-token-secret-0123456789-0123456789');
 
 /** Asserts the spec's error body exactly: status, status name, `path` and any extra fields. */
-function assertError(answer: Answer, status: number, path: string, extra: Record<string, unknown> = {}): string {
-  assert.equal(answer.status, status, answer.text);
-  const { message, timestamp, ...rest } = answer.body;
-  assert.deepEqual(rest, { statusCode: status, error: STATUS_CODES[status], path, ...extra });
-  assert.equal(typeof message, 'string');
-  assert.equal(new Date(timestamp).toISOString(), timestamp);
-  return message;
-}
-
 /** A JWT signed like tokens.ts signs one, with whatever header, claims and secret a test needs. */
 function sign(claims: JWTPayload, options: { alg?: string; secret?: Uint8Array; issuer?: string; expiresAt?: number } = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);

@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { engine, startTestServer, type Answer, type TestServer } from '../../../test/harness.ts';
+import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { DEFAULT_FALLBACK_MESSAGE } from './experiences.schemas.ts';
+import { assertError } from '../../../test/assert-error.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 /** The spec's error body for `status` at `path`, and for 400s an entry at each JSON pointer. */
-function assertError(answer: Answer, status: number, path: string, pointers: string[] = []): void {
-  assert.equal(answer.status, status, answer.text);
-  assert.equal(answer.body.statusCode, status);
-  assert.equal(answer.body.path, path);
-  const reported = (answer.body.errors ?? []).map((error: { path: string }) => error.path);
-  for (const pointer of pointers) assert.ok(reported.includes(pointer), `${pointer} in ${JSON.stringify(answer.body.errors)}`);
-}
-
 /** One action of each type, with every optional part the spec names. */
 const everyAction = [
   { id: 'human', label: 'Talk to a person', icon: { type: 'emoji', content: '🙋' }, action: { type: 'trigger_handover', agentType: 'support' } },

@@ -2,19 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
-import { engine, startTestServer, type Answer, type TestServer } from '../../../test/harness.ts';
+import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, submit, waitForJob } from '../../../test/ingestion.ts';
+import { assertError } from '../../../test/assert-error.ts';
 
 const JOBS = '/api/v2/data-ingestion/jobs';
-
-function assertError(answer: Answer, status: number, path: string): void {
-  assert.equal(answer.status, status, answer.text);
-  assert.equal(answer.body.statusCode, status);
-  assert.equal(typeof answer.body.error, 'string');
-  assert.equal(typeof answer.body.message, 'string');
-  assert.ok(!Number.isNaN(Date.parse(answer.body.timestamp)));
-  assert.equal(answer.body.path, path);
-}
 
 const records = [
   { id: 'a', title: 'Alpha', content: 'Alpha is the first letter of the Greek alphabet.' },
