@@ -80,6 +80,15 @@ describe(`health, readiness, metrics and OpenAPI (${engine})`, () => {
       ['/api/v2/experiences/{id}', 'get'],
       ['/api/v2/experiences/{id}', 'patch'],
       ['/api/v2/experiences/{id}', 'delete'],
+      ['/api/v2/data-ingestion/jobs', 'post'],
+      ['/api/v2/data-ingestion/jobs', 'get'],
+      ['/api/v2/data-ingestion/jobs/{jobId}', 'get'],
+      ['/api/v2/data-ingestion/jobs/{jobId}', 'delete'],
+      ['/api/v2/data-ingestion/adapters', 'get'],
+      ['/api/v2/knowledge-bases/{id}/entries', 'get'],
+      ['/api/v2/knowledge-bases/{id}/entries/{entryId}', 'get'],
+      ['/api/v2/knowledge-bases/{id}/entries/{entryId}', 'delete'],
+      ['/api/v2/knowledge-bases/{id}/retrieve', 'post'],
       ['/healthz', 'get'],
       ['/readyz', 'get'],
     ];
@@ -90,6 +99,8 @@ describe(`health, readiness, metrics and OpenAPI (${engine})`, () => {
       if (method === 'post' || method === 'patch') assert.ok(operation.requestBody, `${method} ${path} has a request body`);
     }
     assert.ok(answer.body.components.schemas.ErrorBody, 'the error body is a named schema');
+    const submit = paths['/api/v2/data-ingestion/jobs']!.post as any;
+    assert.deepEqual(Object.keys(submit.requestBody.content).sort(), ['application/json', 'multipart/form-data'], 'both submit forms are documented');
   });
 
   test('GET /docs serves the browsable reference', async () => {
