@@ -25,7 +25,7 @@ const EnvSchema = Type.Object({
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis for rate limits shared by several API processes.' })),
   LOG_LEVEL: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   LOG_FORMAT: choice(['auto', 'json', 'pretty'], 'auto', 'auto: pretty in a terminal, JSON otherwise.'),
-  EMBEDDINGS_PROVIDER: choice(['builtin', 'openai'], 'builtin', 'Where embedding vectors come from.'),
+  EMBEDDINGS_PROVIDER: choice(['builtin', 'builtin-fast', 'openai'], 'builtin', 'Where embedding vectors come from.'),
   LLM_PROVIDER: choice(['extractive', 'openai'], 'extractive', 'What composes answers.'),
   OPENAI_BASE_URL: Type.String({ format: 'uri', default: 'https://api.openai.com/v1' }),
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -73,7 +73,7 @@ export type Config = Readonly<{
   redisUrl: string | undefined;
   logLevel: string;
   logFormat: 'json' | 'pretty';
-  embeddingsProvider: 'builtin' | 'openai';
+  embeddingsProvider: 'builtin' | 'builtin-fast' | 'openai';
   llmProvider: 'extractive' | 'openai';
   openaiBaseUrl: string;
   openaiApiKey: string | undefined;

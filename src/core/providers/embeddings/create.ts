@@ -1,4 +1,5 @@
 import type { Config } from '../../config.ts';
+import { BuiltinFastEmbeddingProvider } from './builtin-fast.ts';
 import { BuiltinEmbeddingProvider } from './builtin.ts';
 import { OpenAiEmbeddingProvider } from './openai.ts';
 import type { EmbeddingProvider } from './provider.ts';
@@ -8,6 +9,8 @@ export function createEmbeddingProvider(config: Config): EmbeddingProvider {
   switch (config.embeddingsProvider) {
     case 'builtin':
       return new BuiltinEmbeddingProvider({ threads: config.embeddingsThreads, batchSize: config.embeddingsBatchSize });
+    case 'builtin-fast':
+      return new BuiltinFastEmbeddingProvider({ dataDir: config.dataDir, threads: config.embeddingsThreads });
     case 'openai':
       return new OpenAiEmbeddingProvider({
         baseUrl: config.openaiBaseUrl,
