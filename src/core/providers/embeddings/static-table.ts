@@ -14,7 +14,7 @@ export const DIMENSION = 512;
 /** The vocabulary's first entries are reserved symbols (unknown, <s>, </s>, ...) that never occur in text. */
 const RESERVED = 6;
 /** Changes whenever the way a table is made changes, so that an old file is not read as a new one. */
-const FORMAT = 'use-lite-static-v2';
+const FORMAT = 'use-lite-static-v1';
 /**
  * Directions removed from the table (see `removeCommonDirections`). nDCG@10 on a SciFact train
  * subsample (bench/README.md, "builtin-fast"): 0.28 with none, 0.42 with 12, 0.45 with 48, 0.49
@@ -117,7 +117,7 @@ async function distil(vocabulary: Vocabulary, tokens: number, threads: number | 
  * barely tell texts apart. Subtracting the mean of the rows `ids` and projecting out the top
  * `components` principal directions of what is left keeps what distinguishes tokens.
  */
-export function removeCommonDirections(vectors: Float32Array, ids: readonly number[], components: number): void {
+function removeCommonDirections(vectors: Float32Array, ids: readonly number[], components: number): void {
   const mean = new Float64Array(DIMENSION);
   for (const id of ids) for (let index = 0; index < DIMENSION; index++) mean[index]! += vectors[id * DIMENSION + index]! / ids.length;
   for (const id of ids) for (let index = 0; index < DIMENSION; index++) vectors[id * DIMENSION + index]! -= mean[index]!;
