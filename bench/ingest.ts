@@ -9,7 +9,8 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_WORKER_PROCESSES=2 EMBEDDINGS_THREADS=1 npm run bench:ingest
  *
  * BENCH_WORKER_PROCESSES>0 (PostgreSQL only) runs that many `lore worker` processes and no worker
- * in the API process.
+ * in the API process. BENCH_FAKE_EMBEDDINGS=1 embeds through a local OpenAI-compatible server that
+ * answers hashed bag-of-words vectors at once: it measures the pipeline without the model.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -26,6 +27,7 @@ import { createEmbeddingProvider } from '../src/core/providers/embeddings/create
 import { chunkContent } from '../src/features/ingestion/chunking/chunk-content.ts';
 import { embeddingText } from '../src/features/ingestion/embedding-text.ts';
 import { startServer } from '../src/server.ts';
+import { fakeEmbeddingsEnv, startFakeOpenAi } from '../test/fake-openai.ts';
 import { markdownDocument, percentile, round } from './corpus.ts';
 
 const recordCount = Number(process.env.BENCH_RECORDS ?? 10_000);
@@ -36,6 +38,9 @@ const baselineSample = Number(process.env.BENCH_BASELINE ?? 600);
 const serverUrl = process.env.DATABASE_URL;
 const ADMIN_KEY = 'bench-admin-key-0123456789';
 const TOKEN_SECRET = 'bench-token-secret-0123456789-0123456789';
+
+const fake = process.env.BENCH_FAKE_EMBEDDINGS === '1' ? await startFakeOpenAi() : undefined;
+if (fake) Object.assign(process.env, fakeEmbeddingsEnv(fake, 384));
 
 const records = Array.from({ length: recordCount }, (_, index) => {
   const { title, content } = markdownDocument(index + 1, recordSize);
@@ -130,7 +135,11 @@ try {
   }).then((response) => response.json() as Promise<{ access_token: string }>);
   const token = grant.access_token;
   const knowledgeBase = await call(base, 'POST', '/api/v2/knowledge-bases', token, { name: 'bench' });
-  if (server.context.embedder instanceof BuiltinEmbeddingProvider && workerProcesses === 0) await server.context.embedder.warmUp();
+  // Model loading (or, for builtin-fast, building its table in DATA_DIR) is not ingestion.
+  if (workerProcesses === 0) {
+    const { embedder } = server.context;
+    await (embedder instanceof BuiltinEmbeddingProvider ? embedder.warmUp() : embedder.embed(['warm up']));
+  }
 
   // The API process's event loop while jobs run: on the embedded engine the database shares it.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -191,4 +200,5 @@ try {
   await Promise.all(workers.map((worker) => new Promise((resolve) => (worker.exitCode !== null ? resolve(null) : worker.once('exit', resolve)))));
   await server.close();
   await database.drop();
+  await fake?.close();
 }
