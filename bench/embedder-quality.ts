@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/core/config.ts';
 import { BuiltinFastEmbeddingProvider, type TokenWeighting } from '../src/core/providers/embeddings/builtin-fast.ts';
 import { createEmbeddingProvider } from '../src/core/providers/embeddings/create.ts';
+import { random } from './corpus.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -53,17 +54,6 @@ async function readQrels(path: string): Promise<Map<string, Set<string>>> {
     relevant.get(queryId)!.add(documentId);
   }
   return relevant;
-}
-
-/** A small deterministic generator (mulberry32), so a subsample is the same on every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let value = Math.imul(state ^ (state >>> 15), 1 | state);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The judged documents plus `others` unjudged ones drawn at random, in corpus order. */
