@@ -119,6 +119,9 @@ export async function processJob(deps: JobDeps, job: ClaimedJob, shouldContinue:
       return 'stopped';
     }
     pendingWrite = write(db, job, prepared, timings);
+    // It is awaited at the next batch; until then a failure must not count as unhandled, which
+    // would end the whole process instead of this job's attempt.
+    pendingWrite.catch(() => undefined);
   }
   if (pendingWrite) addTally(unsaved, await pendingWrite);
   await flush(true);
