@@ -43,7 +43,7 @@ export function forgetStanding(clientRowId: string): void {
   standingCache.delete(clientRowId);
 }
 
-/** Forgets every cached standing of a workspace's clients (after a status change). */
+/** Forgets every cached standing (after a workspace's status change, which touches all its clients). */
 export function forgetAllStandings(): void {
   standingCache.clear();
 }

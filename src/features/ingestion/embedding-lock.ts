@@ -3,7 +3,8 @@ import type { EmbeddingProvider } from '../../core/providers/embeddings/provider
 import type { ClaimedJob } from './queue.ts';
 import { UnrecoverableJobError } from './job-errors.ts';
 
-const ensuredDimensions = new Set<number>();
+// Per database: a process that opens two databases must index each.
+const ensuredDimensions = new WeakMap<Db, Set<number>>();
 // Serializes index creation across processes: two workers creating the same index at once would
 // fail on the catalog's unique constraint.
 const INDEX_LOCK = 7_310_452;
@@ -14,7 +15,9 @@ const INDEX_LOCK = 7_310_452;
  * `embedding::vector(N)` restricted to `embedding_dimension = N`, and queries use that expression.
  */
 export async function ensureVectorIndex(db: Db, dimension: number): Promise<void> {
-  if (ensuredDimensions.has(dimension)) return;
+  const ensured = ensuredDimensions.get(db) ?? new Set<number>();
+  ensuredDimensions.set(db, ensured);
+  if (ensured.has(dimension)) return;
   if (!Number.isInteger(dimension) || dimension < 1 || dimension > 16000) throw new Error(`Bad dimension ${dimension}`);
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [INDEX_LOCK]);
@@ -24,7 +27,7 @@ export async function ensureVectorIndex(db: Db, dimension: number): Promise<void
        USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) WHERE embedding_dimension = ${dimension}`,
     );
   });
-  ensuredDimensions.add(dimension);
+  ensured.add(dimension);
 }
 
 /**
