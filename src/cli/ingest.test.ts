@@ -175,7 +175,8 @@ describe(`lore ingest (${engine})`, () => {
     const finished = await runIngest([file, '--kb', kb, '--adapter', 'content-hub', '--records-per-job', '4'], { LORE_TOKEN: token });
     assert.equal(finished.code, 0, describeRun(finished));
     const { jobs } = await client.listJobs({ includePayload: true });
-    const payloads = jobs.map((job) => job.payload as [{ content: { documentIdentifier: string } }[], object]).reverse();
+    // Jobs are submitted concurrently, so their creation order is not the file's order: sort by size.
+    const payloads = jobs.map((job) => job.payload as [{ content: { documentIdentifier: string } }[], object]).sort((a, b) => b[0].length - a[0].length);
     assert.deepEqual(
       payloads.map(([items, summary]) => [items.map((item) => item.content.documentIdentifier), summary]),
       [
