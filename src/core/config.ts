@@ -52,6 +52,13 @@ const EnvSchema = Type.Object({
   INGESTION_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 100, default: 5, description: 'Claims of one job before it is failed.' }),
   JSON_BODY_LIMIT_MB: Type.Number({ exclusiveMinimum: 0, maximum: 1024, default: 30, description: 'Largest JSON body of an ingestion job.' }),
   MULTIPART_LIMIT_MB: Type.Number({ exclusiveMinimum: 0, maximum: 1024, default: 30, description: 'Largest multipart upload of an ingestion job.' }),
+  OPENAI_CHAT_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini', description: 'Chat model of the openai answer generator.' }),
+  LLM_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 30000, description: 'Time limit of one chat-completions request.' }),
+  LLM_MAX_RETRIES: Type.Integer({ minimum: 0, maximum: 10, default: 2, description: 'Retries of a chat-completions request after a 429, a 5xx or a network error.' }),
+  RATE_LIMIT_WORKSPACE_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1000000, default: 6000, description: 'Queries per minute of one workspace.' }),
+  RATE_LIMIT_IP_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1000000, default: 60, description: 'Anonymous queries per minute from one client IP.' }),
+  RATE_LIMIT_SESSION_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1000000, default: 30, description: 'Anonymous queries per minute in one session.' }),
+  TRUST_PROXY: Type.Boolean({ default: false, description: 'Take the client IP from X-Forwarded-For (behind a reverse proxy).' }),
   BOOTSTRAP: choice(
     ['auto', 'never'],
     'auto',
@@ -83,6 +90,11 @@ export type Config = Readonly<{
   embeddingsMaxRetries: number;
   openaiEmbeddingsModel: string;
   openaiEmbeddingsDimensions: number | undefined;
+  openaiChatModel: string;
+  llmTimeoutMs: number;
+  llmMaxRetries: number;
+  rateLimits: Readonly<{ workspacePerMinute: number; ipPerMinute: number; sessionPerMinute: number }>;
+  trustProxy: boolean;
   bootstrap: 'auto' | 'never';
   ingestionWorkers: number;
   ingestionLeaseSeconds: number;
@@ -162,6 +174,15 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     embeddingsMaxRetries: valid.EMBEDDINGS_MAX_RETRIES,
     openaiEmbeddingsModel: valid.OPENAI_EMBEDDINGS_MODEL,
     openaiEmbeddingsDimensions: valid.OPENAI_EMBEDDINGS_DIMENSIONS,
+    openaiChatModel: valid.OPENAI_CHAT_MODEL,
+    llmTimeoutMs: valid.LLM_TIMEOUT_MS,
+    llmMaxRetries: valid.LLM_MAX_RETRIES,
+    rateLimits: Object.freeze({
+      workspacePerMinute: valid.RATE_LIMIT_WORKSPACE_PER_MINUTE,
+      ipPerMinute: valid.RATE_LIMIT_IP_PER_MINUTE,
+      sessionPerMinute: valid.RATE_LIMIT_SESSION_PER_MINUTE,
+    }),
+    trustProxy: valid.TRUST_PROXY,
     bootstrap: valid.BOOTSTRAP,
     ingestionWorkers: valid.INGESTION_WORKERS,
     ingestionLeaseSeconds: valid.INGESTION_LEASE_SECONDS,
