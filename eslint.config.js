@@ -18,6 +18,11 @@ export default tseslint.config(
     },
   },
   {
+    // The browser bundles under web/ (built by scripts/build-web.js) run in pages, not in Node.
+    files: ['web/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['src/core/config.ts', 'scripts/**', 'test/**', 'bench/**', 'bin/**', '**/*.test.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },

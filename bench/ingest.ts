@@ -13,22 +13,17 @@
  * answers hashed bag-of-words vectors at once: it measures the pipeline without the model.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { loadConfig } from '../src/core/config.ts';
-import { createLogger } from '../src/core/logger.ts';
 import { BuiltinEmbeddingProvider } from '../src/core/providers/embeddings/builtin.ts';
 import { createEmbeddingProvider } from '../src/core/providers/embeddings/create.ts';
 import { chunkContent } from '../src/features/ingestion/chunking/chunk-content.ts';
 import { embeddingText } from '../src/features/ingestion/embedding-text.ts';
-import { startServer } from '../src/server.ts';
 import { fakeEmbeddingsEnv, startFakeOpenAi } from '../test/fake-openai.ts';
 import { markdownDocument, percentile, round } from './corpus.ts';
+import { benchDatabase, benchEnv, benchTenant, call, ingestJobs, startBenchServer } from './lore-server.ts';
 
 const recordCount = Number(process.env.BENCH_RECORDS ?? 10_000);
 const recordSize = Number(process.env.BENCH_RECORD_SIZE ?? 2000);
@@ -36,8 +31,6 @@ const recordsPerJob = Number(process.env.BENCH_RECORDS_PER_JOB ?? 500);
 const workerProcesses = Number(process.env.BENCH_WORKER_PROCESSES ?? 0);
 const baselineSample = Number(process.env.BENCH_BASELINE ?? 600);
 const serverUrl = process.env.DATABASE_URL;
-const ADMIN_KEY = 'bench-admin-key-0123456789';
-const TOKEN_SECRET = 'bench-token-secret-0123456789-0123456789';
 
 const fake = process.env.BENCH_FAKE_EMBEDDINGS === '1' ? await startFakeOpenAi() : undefined;
 if (fake) Object.assign(process.env, fakeEmbeddingsEnv(fake, 384));
@@ -63,62 +56,16 @@ async function embedderBaseline(): Promise<{ chunks: number; chunksPerSecond: nu
   return { chunks: all.length, chunksPerSecond: (sample.length - 32) / seconds };
 }
 
-/** A database of the bench's own, dropped at the end. */
-async function benchDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'lore-bench-'));
-  if (!serverUrl) return { env: { DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
-  const name = `lore_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    env: { DATA_DIR: dir, DATABASE_URL: url.toString() },
-    async drop() {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function peakRssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return round(kb / 1024, 0);
 }
 
-async function call(base: string, method: string, path: string, token: string, body?: unknown): Promise<any> {
-  const response = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
-}
-
 const baseline = await embedderBaseline();
-const database = await benchDatabase();
-const env = {
-  ...process.env,
-  ...database.env,
-  PORT: '0',
-  HOST: '127.0.0.1',
-  ADMIN_API_KEY: ADMIN_KEY,
-  TOKEN_SECRET,
-  BOOTSTRAP: 'never',
-  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-  LOG_FORMAT: 'json',
-  INGESTION_WORKERS: workerProcesses > 0 ? '0' : (process.env.INGESTION_WORKERS ?? '1'),
-};
-const config = loadConfig(env, false);
-const server = await startServer(config, { logger: createLogger(config), print: () => undefined });
+const database = await benchDatabase(serverUrl);
+const env = benchEnv(database, { INGESTION_WORKERS: workerProcesses > 0 ? '0' : (process.env.INGESTION_WORKERS ?? '1') });
+const { config, server } = await startBenchServer(env);
 const workers: ChildProcess[] = [];
 for (let index = 0; index < workerProcesses; index += 1) {
   const bin = fileURLToPath(new URL('../bin/lore.js', import.meta.url));
@@ -126,14 +73,7 @@ for (let index = 0; index < workerProcesses; index += 1) {
 }
 try {
   const base = server.url;
-  const workspace = await call(base, 'POST', '/api/v2/admin/workspaces', ADMIN_KEY, { name: 'bench' });
-  const client = await call(base, 'POST', `/api/v2/admin/workspaces/${workspace.id}/access-token-clients`, ADMIN_KEY, { name: 'bench', scopes: ['*'] });
-  const grant = await fetch(`${base}/v2/auth/access-tokens`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ clientId: client.clientId, clientSecret: client.clientSecret }),
-  }).then((response) => response.json() as Promise<{ access_token: string }>);
-  const token = grant.access_token;
+  const { token } = await benchTenant(base, 'bench');
   const knowledgeBase = await call(base, 'POST', '/api/v2/knowledge-bases', token, { name: 'bench' });
   // Model loading (or, for builtin-fast, building its table in DATA_DIR) is not ingestion.
   if (workerProcesses === 0) {
@@ -145,24 +85,9 @@ try {
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const started = performance.now();
-  const jobIds: string[] = [];
-  for (let offset = 0; offset < records.length; offset += recordsPerJob) {
-    const data = { records: records.slice(offset, offset + recordsPerJob) };
-    const submitted = await call(base, 'POST', '/api/v2/data-ingestion/jobs', token, { adapterType: 'generic-json', knowledgeBaseId: knowledgeBase.id, data });
-    jobIds.push(submitted.jobId);
-  }
-  const finished = new Map<string, any>();
-  while (finished.size < jobIds.length) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    for (const id of jobIds) {
-      if (finished.has(id)) continue;
-      const job = await call(base, 'GET', `/api/v2/data-ingestion/jobs/${id}`, token);
-      if (['completed', 'failed', 'cancelled'].includes(job.status)) finished.set(id, job);
-    }
-  }
+  const jobs = await ingestJobs(base, token, knowledgeBase.id, records, recordsPerJob);
   const seconds = (performance.now() - started) / 1000;
   loopDelay.disable();
-  const jobs = [...finished.values()];
   const failedJobs = jobs.filter((job) => job.status !== 'completed').length;
   const chunks = jobs.reduce((sum, job) => sum + job.result.embeddingsGenerated, 0);
   const latencies = jobs.map((job) => (Date.parse(job.completed_at) - Date.parse(job.created_at)) / 1000);

@@ -18,8 +18,11 @@ import { registerEntryRoutes } from './features/entries/entries.routes.ts';
 import { registerHealthRoutes } from './features/health/health.routes.ts';
 import { registerIngestionRoutes } from './features/ingestion/jobs.routes.ts';
 import { registerKnowledgeBaseRoutes } from './features/knowledge-bases/knowledge-bases.routes.ts';
+import { registerQueryRoutes } from './features/query/query.routes.ts';
 import { registerRetrieveRoutes } from './features/retrieval/retrieve.routes.ts';
+import { registerSessionRoutes } from './features/sessions/sessions.routes.ts';
 import { registerWorkspaceAdminRoutes } from './features/workspaces/workspaces.routes.ts';
+import { registerWebRoutes } from './features/web/web.routes.ts';
 
 /** Every feature of the service, in the order their routes are registered. */
 const features: Feature[] = [
@@ -32,6 +35,9 @@ const features: Feature[] = [
   registerIngestionRoutes,
   registerEntryRoutes,
   registerRetrieveRoutes,
+  registerQueryRoutes,
+  registerWebRoutes,
+  registerSessionRoutes,
 ];
 
 /**
@@ -76,6 +82,8 @@ export async function buildApp(context: AppContext, options: AppOptions): Promis
     requestIdHeader: 'x-request-id',
     // Management bodies are small; the ingestion route raises its own limit (JSON_BODY_LIMIT_MB).
     bodyLimit: 1024 * 1024,
+    // Behind a reverse proxy, the client IP (rate limits) comes from X-Forwarded-For.
+    trustProxy: context.config.trustProxy,
     // The published type of `buildValidator` has its compiler take a bare schema; Fastify passes
     // the route definition (`{schema, httpPart, ...}`), as its own default compiler expects.
     schemaController: { compilersFactory: { buildValidator: buildValidator as never } },

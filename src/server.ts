@@ -8,6 +8,7 @@ import { openDb } from './core/db/open.ts';
 import type { App } from './core/http/app-types.ts';
 import { createEmbeddingProvider } from './core/providers/embeddings/create.ts';
 import type { EmbeddingProvider } from './core/providers/embeddings/provider.ts';
+import { createAnswerGenerators } from './core/providers/generation/create.ts';
 import { resolveSecrets } from './core/secrets.ts';
 import { IngestionWorker } from './features/ingestion/worker.ts';
 import { firstStart, firstStartBlock } from './features/workspaces/first-start.ts';
@@ -53,6 +54,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       secrets,
       log: options.logger,
       embedder,
+      generators: createAnswerGenerators(config),
       workers: { nudge: () => workers.forEach((worker) => worker.nudge()) },
     };
     app = await buildApp(context, { logger: options.logger });

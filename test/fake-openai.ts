@@ -2,9 +2,48 @@
  * A local HTTP server that speaks the OpenAI embeddings protocol (POST /v1/embeddings), for tests
  * that need fast, deterministic vectors. Each vector is a hashed bag of words, so texts sharing
  * words are close: good enough for retrieval assertions, and instant.
+ *
+ * It also speaks chat completions (POST /v1/chat/completions), streamed as Server-Sent Events or
+ * as one JSON answer, from a script: an answer text, or per request a failure status, a delay, or
+ * a stream that stalls; and it records the requests, so tests can read the prompt they sent.
  */
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+/** What the fake does with one chat-completions request; absent fields take the defaults. */
+export type FakeChatReply = {
+  /** Answers this status with `{error: {message}}` instead of an answer. */
+  status?: number;
+  /** The failure's message (default "injected failure"). */
+  message?: string;
+  /** The failure's `Retry-After` header. */
+  retryAfter?: string;
+  /** Milliseconds to wait before the status line (for time limits). */
+  delayMs?: number;
+  /** The answer's text (default `chat.answer`). */
+  answer?: string;
+  /** Streams this many text deltas, then sends nothing more and keeps the connection open. */
+  stallAfter?: number;
+  /** Answers one JSON completion even when a stream was asked for, as some servers do. */
+  json?: boolean;
+};
+
+/** A chat-completions request the fake received. */
+export type FakeChatRequest = {
+  headers: IncomingHttpHeaders;
+  body: any;
+  /** Set when the client closed the connection before the answer was complete. */
+  abandoned: boolean;
+};
+
+export type FakeChat = {
+  /** What every request without a queued reply answers. */
+  answer: string;
+  /** Replies for the next requests, one each, in order. */
+  replies: FakeChatReply[];
+  /** Requests received so far, in order. */
+  requests: FakeChatRequest[];
+};
 
 export type FakeOpenAi = {
   baseUrl: string;
@@ -14,7 +53,10 @@ export type FakeOpenAi = {
   delayMs: number;
   /** When set, every request answers this status instead. */
   failWith: number | undefined;
+  /** Requests received on any path. */
   requests: number;
+  /** The chat-completions script and record. */
+  chat: FakeChat;
   close(): Promise<void>;
 };
 
@@ -39,9 +81,60 @@ async function readJson(request: IncomingMessage): Promise<any> {
   return JSON.parse(Buffer.concat(parts).toString('utf8'));
 }
 
+/** One chat completion as OpenAI sends it: SSE chunks with word-sized deltas, or one JSON object. */
+async function answerChat(body: any, reply: FakeChatReply, defaultAnswer: string, response: ServerResponse): Promise<void> {
+  if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+  if (reply.status) {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (reply.retryAfter !== undefined) headers['retry-after'] = reply.retryAfter;
+    response.writeHead(reply.status, headers);
+    response.end(JSON.stringify({ error: { message: reply.message ?? 'injected failure', type: 'fake_error' } }));
+    return;
+  }
+  const answer = reply.answer ?? defaultAnswer;
+  const base = { id: 'chatcmpl-fake', created: Math.floor(Date.now() / 1000), model: body.model };
+  if (body.stream !== true || reply.json) {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(
+      JSON.stringify({
+        ...base,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
+      }),
+    );
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const send = (data: unknown) => {
+    // Each event goes out in two writes cut mid-byte-sequence, as proxies may deliver it, so the
+    // client's line buffering and UTF-8 decoding across chunks are exercised.
+    const bytes = Buffer.from(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+    const half = Math.floor(bytes.length / 2);
+    response.write(bytes.subarray(0, half));
+    response.write(bytes.subarray(half));
+  };
+  const chunk = (delta: object, finishReason: string | null) => ({
+    ...base,
+    object: 'chat.completion.chunk',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
+  // OpenAI's first chunk carries the role and no text.
+  send(chunk({ role: 'assistant', content: '' }, null));
+  const deltas = answer.match(/\s*\S+/g) ?? [];
+  for (const [index, delta] of deltas.entries()) {
+    if (index === reply.stallAfter) return;
+    send(chunk({ content: delta }, null));
+  }
+  if (reply.stallAfter !== undefined) return;
+  send(chunk({}, 'stop'));
+  send('[DONE]');
+  response.end();
+}
+
 export async function startFakeOpenAi(options: { dimension?: number } = {}): Promise<FakeOpenAi> {
   const defaultDimension = options.dimension ?? 64;
   const state = { inputs: [] as string[], delayMs: 0, failWith: undefined as number | undefined, requests: 0 };
+  const chat: FakeChat = { answer: 'The fake model has nothing to say [1].', replies: [], requests: [] };
   const server: Server = createServer(async (request, response) => {
     state.requests += 1;
     const body = await readJson(request);
@@ -49,6 +142,15 @@ export async function startFakeOpenAi(options: { dimension?: number } = {}): Pro
     if (state.failWith) {
       response.writeHead(state.failWith, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: { message: 'injected failure' } }));
+      return;
+    }
+    if (request.url === '/v1/chat/completions') {
+      const received: FakeChatRequest = { headers: request.headers, body, abandoned: false };
+      chat.requests.push(received);
+      response.on('close', () => {
+        if (!response.writableFinished) received.abandoned = true;
+      });
+      await answerChat(body, chat.replies.shift() ?? {}, chat.answer, response);
       return;
     }
     if (request.url !== '/v1/embeddings') {
@@ -90,7 +192,13 @@ export async function startFakeOpenAi(options: { dimension?: number } = {}): Pro
     get requests() {
       return state.requests;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    chat,
+    close: () =>
+      new Promise((resolve) => {
+        // Stalled streams never end on their own.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   return fake;
 }
@@ -104,5 +212,16 @@ export function fakeEmbeddingsEnv(fake: FakeOpenAi, dimension = 64): Record<stri
     OPENAI_EMBEDDINGS_DIMENSIONS: String(dimension),
     EMBEDDINGS_MAX_RETRIES: '1',
     EMBEDDINGS_TIMEOUT_MS: '5000',
+  };
+}
+
+/** Environment that makes a test server answer with the fake's chat model (one retry, short limits). */
+export function fakeChatEnv(fake: FakeOpenAi, timeoutMs = 2000): Record<string, string> {
+  return {
+    LLM_PROVIDER: 'openai',
+    OPENAI_BASE_URL: fake.baseUrl,
+    OPENAI_CHAT_MODEL: 'fake-chat',
+    LLM_TIMEOUT_MS: String(timeoutMs),
+    LLM_MAX_RETRIES: '1',
   };
 }

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { EmbeddingProvider } from './providers/embeddings/provider.ts';
+import type { AnswerGenerator } from './providers/generation/provider.ts';
 
 /** Secrets resolved at start-up (from config, or generated into the data directory). */
 export type Secrets = Readonly<{ tokenSecret: Uint8Array; adminApiKey: string | undefined }>;
@@ -14,6 +15,8 @@ export type AppContext = Readonly<{
   log: FastifyBaseLogger;
   /** One per process: its worker threads are shared by ingestion and queries. */
   embedder: EmbeddingProvider;
+  /** The answer generator of a name (`extractive`, `openai`); LLM_PROVIDER's without one. */
+  generators: (name?: Config['llmProvider']) => AnswerGenerator;
   /** The ingestion workers of this process (possibly none). */
   workers: { nudge(): void };
 }>;

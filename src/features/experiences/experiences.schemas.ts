@@ -10,6 +10,15 @@ export const ExperienceSettingsSchema = Type.Object(
     minScore: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Minimum relevance for a chunk to be used.' })),
     llmProvider: Type.Optional(StringEnum(['extractive', 'openai'], { description: 'Defaults to LLM_PROVIDER.' })),
     llmModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    rateLimit: Type.Optional(
+      Type.Object(
+        {
+          ipPerMinute: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000000, description: 'Anonymous queries per minute from one client IP; default RATE_LIMIT_IP_PER_MINUTE.' })),
+          sessionPerMinute: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000000, description: 'Anonymous queries per minute in one session; default RATE_LIMIT_SESSION_PER_MINUTE.' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError } from '../../errors.ts';
+import { AttemptError, attemptFailure, postJson, withRetries, type RetryPolicy } from '../openai-http.ts';
 import { batches, embedDeduplicated, normalize, type EmbeddingProvider, type EmbedOptions } from './provider.ts';
 
 export type OpenAiEmbeddingOptions = {
@@ -34,18 +33,6 @@ const knownDimensions: Readonly<Record<string, number>> = {
 
 type EmbeddingsResponse = { data: { index: number; embedding: number[] }[] };
 
-/** A failed try: whether another may succeed, and how long the server asked us to wait. */
-class AttemptError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-    readonly timedOut = false,
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-  }
-}
-
 /** Embeddings from any OpenAI-compatible `POST {baseUrl}/embeddings` endpoint. */
 export class OpenAiEmbeddingProvider implements EmbeddingProvider {
   readonly name = 'openai';
@@ -55,9 +42,7 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
   private readonly batchSize: number;
   private readonly concurrency: number;
   private readonly timeoutMs: number;
-  private readonly maxRetries: number;
-  private readonly retryBaseMs: number;
-  private readonly maxRetryDelayMs: number;
+  private readonly retryPolicy: RetryPolicy;
 
   constructor(private readonly options: OpenAiEmbeddingOptions) {
     this.model = options.model;
@@ -66,9 +51,13 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     this.batchSize = options.batchSize ?? 256;
     this.concurrency = options.concurrency ?? 4;
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.maxRetries = options.maxRetries ?? 5;
-    this.retryBaseMs = options.retryBaseMs ?? 500;
-    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
+    this.retryPolicy = {
+      maxRetries: options.maxRetries ?? 5,
+      retryBaseMs: options.retryBaseMs ?? 500,
+      maxRetryDelayMs: options.maxRetryDelayMs ?? 30_000,
+      // Ingestion runs in the background: a slow answer is worth another try.
+      retryTimeouts: true,
+    };
   }
 
   get dimension(): number {
@@ -102,55 +91,19 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
 
   async close(): Promise<void> {}
 
-  private async embedBatch(input: string[], signal: AbortSignal): Promise<Float32Array[]> {
-    for (let attempt = 0; ; attempt++) {
-      signal.throwIfAborted();
-      try {
-        return await this.request(input, signal);
-      } catch (error) {
-        if (!(error instanceof AttemptError)) throw error;
-        if (!error.retryable || attempt >= this.maxRetries) {
-          const tries = attempt + 1;
-          const message = `Embeddings request to ${this.url} failed after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${error.message}`;
-          throw new AppError(error.timedOut ? 'GATEWAY_TIMEOUT' : 'BAD_GATEWAY', message);
-        }
-        const backoff = Math.min(this.retryBaseMs * 2 ** attempt, this.maxRetryDelayMs);
-        // Jitter spreads the retries of many workers that hit the same rate limit at once.
-        const delay = error.retryAfterMs ?? backoff / 2 + Math.random() * (backoff / 2);
-        await sleep(Math.min(delay, this.maxRetryDelayMs), undefined, { signal }).catch(() => signal.throwIfAborted());
-      }
-    }
+  private embedBatch(input: string[], signal: AbortSignal): Promise<Float32Array[]> {
+    return withRetries(`Embeddings request to ${this.url}`, this.retryPolicy, signal, () => this.request(input, signal));
   }
 
   private async request(input: string[], signal: AbortSignal): Promise<Float32Array[]> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    const context = { apiKey: this.options.apiKey, signal, timeout: AbortSignal.timeout(this.timeoutMs), timeoutMs: this.timeoutMs };
     const body = { model: this.model, input, ...(this.options.dimensions ? { dimensions: this.options.dimensions } : {}) };
-    let response: Response;
+    const response = await postJson(this.url, body, context);
     let text: string;
     try {
-      response = await fetch(this.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        signal: AbortSignal.any([signal, timeout]),
-      });
       text = await response.text();
     } catch (error) {
-      signal.throwIfAborted();
-      if (timeout.aborted) throw new AttemptError(`no answer within ${this.timeoutMs} ms`, true, true);
-      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      throw new AttemptError(`${error instanceof Error ? error.message : String(error)}${cause}`, true);
-    }
-    if (!response.ok) {
-      const retryable = response.status === 429 || response.status >= 500;
-      throw new AttemptError(
-        `the API answered ${response.status}${upstreamMessage(text)}`,
-        retryable,
-        false,
-        retryAfterMs(response.headers.get('retry-after')),
-      );
+      throw attemptFailure(error, context);
     }
     return this.vectors(text, input.length);
   }
@@ -182,27 +135,4 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     }
     return vectors;
   }
-}
-
-/** `Retry-After` in milliseconds: either delay-seconds or an HTTP date. */
-function retryAfterMs(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-/** The API's own error message (OpenAI's `{error: {message}}`), shortened, for the final error. */
-function upstreamMessage(text: string): string {
-  let message = text;
-  try {
-    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string };
-    if (typeof parsed.error === 'string') message = parsed.error;
-    else if (typeof parsed.error?.message === 'string') message = parsed.error.message;
-  } catch {
-    // Not JSON: the raw text is the best description there is.
-  }
-  message = message.trim();
-  return message ? `: ${message.length > 300 ? `${message.slice(0, 300)}…` : message}` : '';
 }

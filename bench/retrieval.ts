@@ -1,0 +1,155 @@
+/**
+ * Retrieval quality on BEIR SciFact through the real paths: starts lore on a database of its own
+ * (PGlite in a temporary directory, or a fresh database on the PostgreSQL server DATABASE_URL
+ * names), ingests the corpus as generic-json jobs (id = document id, title, content = text), then
+ * asks every judged query of each split through POST /api/v2/knowledge-bases/{id}/retrieve in the
+ * keyword, vector and hybrid modes (topK 100) and prints one JSON line per split: nDCG@10,
+ * recall@10 and recall@100 per mode, with the engine, the embedder and the timings.
+ *
+ *   npm run bench:retrieval [-- DATASET_DIR] [--split train|test|train,test] [--docs N] [--data-dir DIR]
+ *
+ * The retrieve route answers chunks; a document's rank is that of its best chunk, so the top 100
+ * chunks hold fewer than 100 documents and recall@100 counts the documents among them.
+ * `--docs N` indexes the judged documents plus N random others (see bench/scifact.ts): faster,
+ * higher scores, comparable only between runs on the same subsample. `--data-dir DIR` (PGlite
+ * only) keeps the ingested database in DIR and reuses it on the next run with the same corpus, so
+ * that ranking settings can be tuned without ingesting again. The data set is read where it lies
+ * (default /work/shared/datasets/scifact), never copied. Tune on `train`; `test` is for reporting.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BuiltinEmbeddingProvider } from '../src/core/providers/embeddings/builtin.ts';
+import { percentile, round } from './corpus.ts';
+import { benchDatabase, benchEnv, benchTenant, call, ingestJobs, startBenchServer, type BenchDatabase } from './lore-server.ts';
+import { DEFAULT_SCIFACT_DIR, quality, readSciFact, type Query } from './scifact.ts';
+
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    split: { type: 'string', default: 'test' },
+    docs: { type: 'string' },
+    seed: { type: 'string', default: '1' },
+    'data-dir': { type: 'string' },
+    // Queries in flight at once: the figures are quality, not load, so a few keep the run short.
+    concurrency: { type: 'string', default: '4' },
+  },
+});
+const MODES = ['keyword', 'vector', 'hybrid'] as const;
+const TOP_K = 100;
+const RECORDS_PER_JOB = 500;
+const dataset = positionals[0] ?? DEFAULT_SCIFACT_DIR;
+const splitNames = options.split.split(',');
+const docs = options.docs === undefined ? undefined : Number(options.docs);
+const scifact = await readSciFact(dataset, splitNames, docs, Number(options.seed));
+if (options['data-dir'] && process.env.DATABASE_URL) throw new Error('--data-dir keeps a PGlite database; it does not apply with DATABASE_URL.');
+
+/** What a kept database holds, so that a later run with the same corpus can reuse it. */
+type Kept = { corpus: string; documents: number; workspaceId: string; knowledgeBaseId: string; ingest: Record<string, unknown> };
+
+async function keptDatabase(dir: string): Promise<BenchDatabase> {
+  await mkdir(dir, { recursive: true });
+  return { env: { DATA_DIR: dir }, drop: async () => undefined };
+}
+
+const database = options['data-dir'] ? await keptDatabase(options['data-dir']) : await benchDatabase(process.env.DATABASE_URL);
+const statePath = options['data-dir'] ? join(options['data-dir'], 'scifact-bench.json') : undefined;
+const kept = statePath && existsSync(statePath) ? (JSON.parse(await readFile(statePath, 'utf8')) as Kept) : undefined;
+if (kept && (kept.corpus !== scifact.corpus || kept.documents !== scifact.documents.length)) {
+  throw new Error(`${options['data-dir']} holds another corpus (${kept.corpus}); use another --data-dir.`);
+}
+const { server } = await startBenchServer(benchEnv(database, { INGESTION_WORKERS: process.env.INGESTION_WORKERS ?? '1' }));
+
+/** Ingests the corpus into a new knowledge base; the stage figures of the jobs, summed. */
+async function ingestCorpus(base: string, token: string, workspaceId: string): Promise<Kept> {
+  const knowledgeBase = await call(base, 'POST', '/api/v2/knowledge-bases', token, { name: 'scifact' });
+  // Model loading is not ingestion.
+  const { embedder } = server.context;
+  await (embedder instanceof BuiltinEmbeddingProvider ? embedder.warmUp() : embedder.embed(['warm up']));
+  const records = scifact.documents.map((document) => ({ id: document._id, title: document.title, content: document.text }));
+  const started = performance.now();
+  const jobs = await ingestJobs(base, token, knowledgeBase.id, records, RECORDS_PER_JOB);
+  const seconds = (performance.now() - started) / 1000;
+  const sum = (field: string) => jobs.reduce((total, job) => total + job.result[field], 0);
+  return {
+    corpus: scifact.corpus,
+    documents: scifact.documents.length,
+    workspaceId,
+    knowledgeBaseId: knowledgeBase.id,
+    ingest: {
+      seconds: round(seconds),
+      jobs: jobs.length,
+      failedJobs: jobs.filter((job) => job.status !== 'completed').length,
+      entriesCreated: sum('entriesCreated'),
+      entriesSkipped: sum('entriesSkipped'),
+      entriesFailed: sum('entriesFailed'),
+      chunks: sum('embeddingsGenerated'),
+      chunksPerSecond: round(sum('embeddingsGenerated') / seconds),
+    },
+  };
+}
+
+/** Every query in every mode: the documents ranked by their best chunk, and the latency of each call. */
+async function ask(base: string, token: string, knowledgeBaseId: string, queries: Query[]) {
+  const rankings = Object.fromEntries(MODES.map((mode) => [mode, new Map<string, string[]>()]));
+  const latencies = Object.fromEntries(MODES.map((mode) => [mode, [] as number[]]));
+  const work = queries.flatMap((query) => MODES.map((mode) => ({ query, mode })));
+  let next = 0;
+  const runner = async () => {
+    while (next < work.length) {
+      const { query, mode } = work[next++]!;
+      const started = performance.now();
+      const answer = await call(base, 'POST', `/api/v2/knowledge-bases/${knowledgeBaseId}/retrieve`, token, { query: query.text, mode, topK: TOP_K });
+      latencies[mode]!.push(performance.now() - started);
+      const documents = [...new Set((answer.results as { recordId: string }[]).map((result) => result.recordId))];
+      rankings[mode]!.set(query._id, documents);
+    }
+  };
+  await Promise.all(Array.from({ length: Number(options.concurrency) }, runner));
+  return { rankings, latencies };
+}
+
+try {
+  const base = server.url;
+  let state = kept;
+  let token: string;
+  if (state) {
+    // The kept workspace: a new token for it through a fresh client.
+    token = (await benchTenant(base, 'scifact-reuse', state.workspaceId)).token;
+  } else {
+    const tenant = await benchTenant(base, 'scifact');
+    token = tenant.token;
+    state = await ingestCorpus(base, token, tenant.workspaceId);
+    if (statePath) await writeFile(statePath, JSON.stringify(state));
+  }
+  const { embedder } = server.context;
+  for (const [split, { queries, qrels }] of scifact.splits) {
+    const started = performance.now();
+    const { rankings, latencies } = await ask(base, token, state.knowledgeBaseId, queries);
+    const seconds = (performance.now() - started) / 1000;
+    console.log(
+      JSON.stringify({
+        split,
+        engine: server.context.db.engine,
+        embedder: `${embedder.name}/${embedder.model}`,
+        corpus: scifact.corpus,
+        documents: scifact.documents.length,
+        queries: queries.length,
+        topK: TOP_K,
+        ...Object.fromEntries(
+          MODES.map((mode) => [
+            mode,
+            { ...quality(rankings[mode]!, qrels), latencyMs: { p50: round(percentile(latencies[mode]!, 0.5)), p95: round(percentile(latencies[mode]!, 0.95)) } },
+          ]),
+        ),
+        ingest: { ...state.ingest, reused: kept !== undefined },
+        querySeconds: round(seconds),
+        queryConcurrency: Number(options.concurrency),
+      }),
+    );
+  }
+} finally {
+  await server.close();
+  await database.drop();
+}

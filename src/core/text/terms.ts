@@ -1,0 +1,35 @@
+import { stemmer } from 'stemmer';
+import { eng } from 'stopword';
+
+const STOPWORDS = new Set(eng);
+// Question words and chat filler carry no topic; the stopword list keeps some of them.
+for (const word of ['please', 'tell', 'know', 'want', 'need', 'can', 'could', 'would', 'should', 'does', 'do', 'did', 'get', 'hi', 'hello', 'thanks']) {
+  STOPWORDS.add(word);
+}
+
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’]*/gu;
+
+/** The lower-cased words of a text, in order. */
+export function words(text: string): string[] {
+  return (text.toLowerCase().match(WORD) ?? []).map((word) => word.replace(/['’]s$/, '').replace(/['’]/g, ''));
+}
+
+/** The Porter stems of the topic words of a text (stopwords and one-letter words dropped), in order. */
+export function contentTerms(text: string): string[] {
+  return words(text)
+    .filter((word) => word.length > 1 && !STOPWORDS.has(word))
+    .map((word) => stemmer(word));
+}
+
+/** Distinct content terms of a text. */
+export function termSet(text: string): Set<string> {
+  return new Set(contentTerms(text));
+}
+
+/** Share of `question`'s terms that `terms` contain (0 when the question has none). */
+export function coverage(question: ReadonlySet<string>, terms: ReadonlySet<string>): number {
+  if (question.size === 0) return 0;
+  let found = 0;
+  for (const term of question) if (terms.has(term)) found += 1;
+  return found / question.size;
+}

@@ -1,0 +1,72 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import type { AppContext } from '../../core/context.ts';
+import { AppError } from '../../core/errors.ts';
+import type { App } from '../../core/http/app-types.ts';
+import type { ExperienceCaller } from './experience-access.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The budget a rate-limit check is counting against (set right before each check). */
+    rateLimitBucket?: { key: string; max: number };
+  }
+}
+
+const WINDOW_MS = 60_000;
+
+/** Checks a query against its budgets; throws the 429 when one is spent. */
+export type QueryRateLimit = (request: FastifyRequest, caller: ExperienceCaller, sessionId: string | undefined) => Promise<void>;
+
+/**
+ * Query budgets per minute, counted by @fastify/rate-limit in Redis when REDIS_URL is set (so
+ * every API process spends one budget) and in memory otherwise. Every query counts against its
+ * workspace; an anonymous query also counts against its client IP and its session, so that one
+ * visitor of a public page cannot spend the workspace's budget. The visitor's budgets are checked
+ * first: a refused visitor's requests then do not count against the workspace. A Redis outage
+ * lets queries through (logged) rather than refusing every visitor.
+ */
+export async function installQueryRateLimit(app: App, context: AppContext): Promise<QueryRateLimit> {
+  const limits = context.config.rateLimits;
+  let redis: Redis | undefined;
+  if (context.config.redisUrl) {
+    const client = new Redis(context.config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000, enableOfflineQueue: false });
+    let lastWarning = 0;
+    client.on('error', (error: Error) => {
+      if (Date.now() - lastWarning < 60_000) return;
+      lastWarning = Date.now();
+      context.log.warn({ err: error }, 'Redis for rate limits is unreachable; queries are not rate limited meanwhile');
+    });
+    app.addHook('onClose', async () => {
+      await client.quit().catch(() => client.disconnect());
+    });
+    redis = client;
+  }
+  await app.register(rateLimit, { global: false, redis, nameSpace: 'lore-rate-limit:', skipOnError: true });
+  const check = app.createRateLimit({
+    timeWindow: WINDOW_MS,
+    keyGenerator: (request: FastifyRequest) => request.rateLimitBucket!.key,
+    max: async (request: FastifyRequest) => request.rateLimitBucket!.max,
+  });
+
+  const spend = async (request: FastifyRequest, key: string, max: number, what: string) => {
+    request.rateLimitBucket = { key, max };
+    const outcome = await check(request);
+    if (!outcome.isAllowed && outcome.isExceeded) {
+      const seconds = Math.max(1, outcome.ttlInSeconds);
+      throw new AppError('RATE_LIMITED', `Too many queries ${what} (${max} per minute); retry in ${seconds} s.`, {
+        headers: { 'retry-after': String(seconds) },
+      });
+    }
+  };
+
+  return async (request, caller, sessionId) => {
+    const { experience, claims } = caller;
+    if (!claims) {
+      const own = experience.settings.rateLimit ?? {};
+      await spend(request, `ip:${experience.workspaceId}:${request.ip}`, own.ipPerMinute ?? limits.ipPerMinute, 'from this address');
+      if (sessionId) await spend(request, `session:${sessionId}`, own.sessionPerMinute ?? limits.sessionPerMinute, 'in this session');
+    }
+    await spend(request, `workspace:${experience.workspaceId}`, limits.workspacePerMinute, 'for this workspace');
+  };
+}

@@ -1,0 +1,316 @@
+/**
+ * The operator console in headless Chromium against the real server: sign-in, upload, live
+ * progress, failed records, cancel, payload download, entry browser, experiences, playground,
+ * sessions, and the missing-scope notice. The server runs without ingestion workers
+ * (INGESTION_WORKERS=0) so a job stays pending until the test starts a worker itself: the
+ * progress bar is seen at 0 % and then at 100 %, and a pending job can be cancelled for sure.
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import type { Logger } from 'pino';
+import type { Locator, Page } from 'playwright-core';
+import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
+import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
+import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { createKnowledgeBase, submit, waitForJob } from '../../../test/ingestion.ts';
+import { startWorkers } from '../../server.ts';
+import type { IngestionWorker } from '../ingestion/worker.ts';
+
+const contentHubExport = fileURLToPath(new URL('../ingestion/adapters/fixtures/content-hub-export.json', import.meta.url));
+const screenshotPath = fileURLToPath(new URL('../../../docs/images/console.png', import.meta.url));
+const WAIT_MS = 20_000;
+
+/** Waits until the locator's text contains `text` (polling, as the console updates live). */
+async function waitForText(locator: Locator, text: string | RegExp): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = (await locator.count()) > 0 ? await locator.first().innerText() : '';
+    if (typeof text === 'string' ? last.includes(text) : text.test(last)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`expected ${String(text)} in ${String(locator)}; last text: ${JSON.stringify(last)}`);
+}
+
+/** Waits until the job table lists exactly these jobs (a filter change first clears the old list). */
+async function waitForJobRows(page: Page, jobIds: string[]): Promise<void> {
+  const expected = [...jobIds].sort();
+  const deadline = Date.now() + WAIT_MS;
+  let shown: string[] = [];
+  while (Date.now() < deadline) {
+    shown = (await page.locator('tr[data-job-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-job-id') ?? ''))).sort();
+    if (JSON.stringify(shown) === JSON.stringify(expected)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`expected the jobs ${expected.join(', ')}; shown: ${shown.join(', ')}`);
+}
+
+/** Opens a section of the console from its navigation bar. */
+async function openSection(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true }).click();
+}
+
+async function progressOf(row: Locator): Promise<number> {
+  return Number(await row.getByRole('progressbar').getAttribute('aria-valuenow'));
+}
+
+describe(`operator console in Chromium (${engine})`, () => {
+  let server: TestServer;
+  let fake: FakeOpenAi;
+  let browser: TestBrowser;
+  let page: Page;
+  let workspaceId: string;
+  let token: string;
+  let knowledgeBaseId: string;
+  let credentials: { clientId: string; clientSecret: string };
+  let workers: IngestionWorker[] = [];
+  let uploadedJobId: string;
+
+  function startWorker(): void {
+    const { config, db, embedder, log } = server.context;
+    workers = startWorkers(1, config, { db, embedder, log: log as Logger });
+  }
+
+  async function stopWorkers(): Promise<void> {
+    await Promise.all(workers.map((worker) => worker.stop()));
+    workers = [];
+  }
+
+  async function signIn(target: Page, client: { clientId: string; clientSecret: string }): Promise<void> {
+    await target.goto(`${server.url}/console`);
+    await target.getByLabel('Client id').fill(client.clientId);
+    await target.getByLabel('Client secret').fill(client.clientSecret);
+    await target.getByRole('button', { name: 'Sign in' }).click();
+    await target.getByRole('navigation', { name: 'Sections' }).waitFor();
+  }
+
+  before(async () => {
+    fake = await startFakeOpenAi();
+    server = await startTestServer({ ...fakeEmbeddingsEnv(fake), INGESTION_WORKERS: '0' });
+    const bundle = await server.request('GET', '/console.js');
+    assert.equal(bundle.status, 200, 'dist/web/console.js is missing: run `npm run build` first');
+    workspaceId = await server.createWorkspace('console');
+    credentials = await server.createClient(workspaceId, ['*']);
+    token = await server.token(workspaceId, ['*']);
+    knowledgeBaseId = await createKnowledgeBase(server, token, { name: 'Help center' });
+    browser = await launchBrowser({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
+    page = browser.page;
+  });
+
+  after(async () => {
+    await stopWorkers();
+    await browser?.close();
+    await server?.close();
+    await fake?.close();
+  });
+
+  test('GET /console is the HTML shell of the console bundle', async () => {
+    const answer = await server.request('GET', '/console');
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.match(answer.text, /<div id="app"><\/div>\n<script src="\/console.js"><\/script>/);
+  });
+
+  test('signs in with a client id and secret, keeps the token out of the URL, and stays signed in on reload', async () => {
+    await page.goto(`${server.url}/console`);
+    await page.getByLabel('Client id').fill(credentials.clientId);
+    await page.getByLabel('Client secret').fill('not-the-secret');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await waitForText(page.getByRole('alert'), '401 Unauthorized. The client credentials are invalid.');
+
+    await signIn(page, credentials);
+    const stored = await page.evaluate(() => JSON.parse(sessionStorage.getItem('lore.console.session') ?? 'null'));
+    assert.equal(stored.clientId, credentials.clientId);
+    assert.deepEqual(stored.scopes, ['*']);
+    const jobs = await server.request('GET', '/api/v2/data-ingestion/jobs', { token: stored.token });
+    assert.equal(jobs.status, 200, 'the stored token is a working access token');
+    assert.ok(!page.url().includes(stored.token), 'the token is not in the URL');
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Ingestion jobs' }).waitFor();
+    assert.ok(!page.url().includes(stored.token));
+  });
+
+  test('uploads a JSON file that becomes a job; its progress bar goes from 0 % to 100 %; failed records come first', async () => {
+    await openSection(page, 'Upload');
+    await page.locator('input[type=file][name=data]').setInputFiles(contentHubExport);
+    await page.getByLabel('Adapter').selectOption('content-hub');
+    assert.equal(await page.getByLabel('Knowledge base').inputValue(), knowledgeBaseId);
+    await page.getByRole('button', { name: 'Create job' }).click();
+
+    const notice = page.getByRole('status').filter({ hasText: 'was created' });
+    await waitForText(notice, /Job [0-9a-f-]{36} was created\./);
+    const jobId = /Job ([0-9a-f-]{36})/.exec(await notice.innerText())![1]!;
+    uploadedJobId = jobId;
+    const row = page.locator(`tr[data-job-id="${jobId}"]`);
+    await waitForText(row, 'pending');
+    assert.equal(await progressOf(row), 0);
+    await waitForText(row.getByRole('progressbar'), '0 / 6 · 0 %');
+
+    startWorker();
+    await waitForText(row, 'completed');
+    await waitForText(row.getByRole('progressbar'), '6 / 6 · 100 %');
+    assert.equal(await progressOf(row), 100);
+    const job = await waitForJob(server, token, jobId);
+    assert.equal(job.status, 'completed');
+    assert.equal(job.data.adapterType, 'content-hub');
+    assert.equal(job.data.progress.failed, 1);
+    await waitForText(row, `✓ ${job.data.progress.successful} ✗ 1 ↷ ${job.data.progress.skipped}`);
+
+    await row.getByRole('link', { name: 'Details' }).click();
+    await waitForText(page.getByRole('heading', { level: 3 }), 'Records (6, 1 failed)');
+    const firstResult = page.locator('table.results tbody tr').first();
+    await waitForText(firstResult, 'empty-5005');
+    assert.match(await firstResult.innerText(), /empty-5005\s+failed\s+content is empty after converting the HTML to Markdown/);
+    assert.equal(await page.locator('table.results tbody tr').count(), 6);
+    await page.getByLabel('Only failed').check();
+    assert.equal(await page.locator('table.results tbody tr').count(), 1);
+  });
+
+  test('cancels a pending job, filters by status and downloads a job\'s payload', async () => {
+    await stopWorkers();
+    const records = [{ id: 'cancel-me', content: 'This job waits for a worker that never comes.' }];
+    const jobId = await submit(server, token, knowledgeBaseId, records);
+
+    await openSection(page, 'Jobs');
+    const row = page.locator(`tr[data-job-id="${jobId}"]`);
+    await waitForText(row, 'pending');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: 'Payload' }).click()]);
+    assert.equal(download.suggestedFilename(), `job-${jobId}-payload.json`);
+    assert.deepEqual(JSON.parse(await readFile((await download.path())!, 'utf8')), { records });
+
+    await row.getByRole('button', { name: 'Cancel' }).click();
+    await waitForText(row, 'cancelled');
+    assert.equal(await row.getByRole('button', { name: 'Cancel' }).count(), 0, 'a finished job has no Cancel button');
+    const cancelled = await server.request('GET', `/api/v2/data-ingestion/jobs/${jobId}`, { token });
+    assert.equal(cancelled.body.status, 'cancelled');
+
+    await page.getByLabel('Status').selectOption('completed');
+    await waitForJobRows(page, [uploadedJobId]);
+    await page.getByLabel('Status').selectOption('cancelled');
+    await waitForJobRows(page, [jobId]);
+    await page.getByLabel('Status').selectOption('pending');
+    await waitForText(page.locator('main'), 'No jobs with status pending.');
+    await page.getByLabel('Status').selectOption('');
+    await waitForJobRows(page, [uploadedJobId, jobId]);
+  });
+
+  test('the progress bar of a running job moves live through the batches to 100 %', async () => {
+    // Three batches of 100 records, each held 1.5 s by the embeddings server: the console polls
+    // every second while the job changes, so it shows at least one value between 0 and 100.
+    fake.delayMs = 1500;
+    const records = Array.from({ length: 300 }, (_, index) => ({ id: `bulk-${index}`, content: `Bulk article ${index} about exports and limits.` }));
+    const jobId = await submit(server, token, knowledgeBaseId, records);
+    const row = page.locator(`tr[data-job-id="${jobId}"]`);
+    await waitForText(row, 'pending');
+    startWorker();
+    const seen = new Set<number>();
+    const deadline = Date.now() + 60_000;
+    let screenshotTaken = false;
+    while (!seen.has(100) && Date.now() < deadline) {
+      const percent = await progressOf(row);
+      seen.add(percent);
+      if (percent > 0 && percent < 100 && !screenshotTaken && engine === 'pglite') {
+        // The README's picture of the console; written once per run, from the embedded engine.
+        await page.screenshot({ path: screenshotPath });
+        screenshotTaken = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    fake.delayMs = 0;
+    assert.ok(seen.has(100), `the bar reached 100 %; seen: ${[...seen].join(', ')}`);
+    assert.ok([...seen].some((percent) => percent > 0 && percent < 100), `an intermediate value was shown; seen: ${[...seen].join(', ')}`);
+    await waitForText(row, 'completed');
+    await waitForText(row.getByRole('progressbar'), '300 / 300 · 100 %');
+  });
+
+  test('lists knowledge bases with their entry counts and browses an entry with its chunks', async () => {
+    const entries = await server.request('GET', `/api/v2/knowledge-bases/${knowledgeBaseId}/entries?limit=100`, { token });
+    assert.equal(entries.status, 200);
+    assert.ok(entries.body.total > 0);
+
+    await openSection(page, 'Knowledge bases');
+    const row = page.locator(`tr[data-knowledge-base-id="${knowledgeBaseId}"]`);
+    await waitForText(row.locator('.entry-count'), String(entries.body.total));
+    await row.getByRole('link', { name: 'Help center' }).click();
+
+    const target = entries.body.entries.find((entry: any) => entry.recordId === 'kb-article-1001');
+    assert.ok(target, 'the fixture\'s first article was ingested');
+    await page.getByRole('link', { name: target.title, exact: true }).click();
+    await waitForText(page.getByRole('heading', { level: 2 }), target.title);
+    const entry = await server.request('GET', `/api/v2/knowledge-bases/${knowledgeBaseId}/entries/${target.id}`, { token });
+    await waitForText(page.getByRole('heading', { level: 3 }), `Chunks (${entry.body.chunks.length})`);
+    const chunks = page.locator('ol.chunks > li');
+    assert.equal(await chunks.count(), entry.body.chunks.length);
+    assert.equal(await chunks.first().locator('pre').innerText(), entry.body.chunks[0].text);
+    await waitForText(page.locator('dl.facts'), 'kb-article-1001');
+
+    await page.getByRole('link', { name: '← Entries' }).click();
+    await page.getByPlaceholder('Title contains').fill('no such title anywhere');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await waitForText(page.locator('main'), 'No entries.');
+  });
+
+  test('shows experiences with their settings, embeds the widget for one, and shows its sessions', async () => {
+    const experience = await server.request('POST', '/api/v2/experiences', {
+      token,
+      body: { name: 'Support bot', knowledgeBaseIds: [knowledgeBaseId], settings: { topK: 7, minScore: 0.25 } },
+    });
+    assert.equal(experience.status, 201);
+    const experienceId: string = experience.body.id;
+    const created = await server.request('POST', '/api/v2/sessions', { token, body: { experienceId, userId: 'ada@example.com' } });
+    assert.equal(created.status, 201);
+
+    await openSection(page, 'Experiences');
+    const card = page.locator(`article[data-experience-id="${experienceId}"]`);
+    await waitForText(card, 'Support bot');
+    assert.match(await card.innerText(), /"topK": 7,\s+"minScore": 0.25/);
+    assert.match(await card.innerText(), /Knowledge bases\s+Help center/);
+
+    await card.getByRole('link', { name: 'Try in playground' }).click();
+    const frame = page.frameLocator('iframe.playground');
+    const script = frame.locator(`script[data-experience-id="${experienceId}"]`);
+    await script.waitFor({ state: 'attached' });
+    assert.equal(await script.getAttribute('src'), `${server.url}/widget.js`);
+    assert.equal(await script.getAttribute('data-token'), null, 'a public experience gets no token');
+
+    await openSection(page, 'Experiences');
+    await card.getByRole('link', { name: 'Sessions' }).click();
+    const sessionRow = page.locator('table.sessions tbody tr');
+    await waitForText(sessionRow, 'ada@example.com');
+    assert.equal(await sessionRow.count(), 1);
+    await sessionRow.getByRole('link').click();
+    await waitForText(page.getByRole('heading', { level: 2 }), created.body.id);
+    await waitForText(page.getByRole('heading', { level: 3 }), 'Transcript (0)');
+  });
+
+  test('a token lacking a scope shows which scope is missing, and cannot cancel a job', async () => {
+    await stopWorkers();
+    const jobId = await submit(server, token, knowledgeBaseId, [{ id: 'stays', content: 'A read-only operator cannot cancel this job.' }]);
+    const readOnly = await server.createClient(workspaceId, ['data-ingestion:read']);
+    const second = await browser.context.newPage();
+    try {
+      await signIn(second, readOnly);
+      const row = second.locator(`tr[data-job-id="${jobId}"]`);
+      await waitForText(row, 'pending');
+      await row.getByRole('button', { name: 'Cancel' }).click();
+      await waitForText(row.locator('.scope-missing'), 'Your access token lacks the scope data-ingestion:write');
+      const job = await server.request('GET', `/api/v2/data-ingestion/jobs/${jobId}`, { token });
+      assert.equal(job.body.status, 'pending');
+
+      await openSection(second, 'Knowledge bases');
+      await waitForText(second.locator('.scope-missing'), 'Missing scope. Your access token lacks the scope knowledge-bases:read, which this needs.');
+      await openSection(second, 'Upload');
+      await waitForText(second.locator('.scope-missing'), 'lacks the scope data-ingestion:write');
+      assert.equal(await second.getByRole('button', { name: 'Create job' }).count(), 0);
+      await openSection(second, 'Sessions');
+      await waitForText(second.locator('.scope-missing'), 'lacks the scope sessions:read');
+    } finally {
+      await second.close();
+    }
+    assert.deepEqual(browser.pageErrors.filter((message) => !message.includes('the server responded with a status of')), []);
+  });
+});

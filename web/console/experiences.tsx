@@ -1,0 +1,163 @@
+import { navigate, useData } from './hooks.ts';
+import type { Experience, KnowledgeBase } from './types.ts';
+import { ErrorNotice, formatTime, JsonBlock, Loading, useApi } from './ui.tsx';
+
+const experiencesPath = '/api/v2/experiences';
+
+/** The workspace's experiences (the first 100: a console lists, it does not page through thousands). */
+function useExperiences() {
+  const api = useApi();
+  return useData((signal) => api.get<{ total: number; experiences: Experience[] }>(experiencesPath, { limit: 100 }, signal), []);
+}
+
+/** An action template's button text (the schema serializes templates as stored objects). */
+function actionLabel(action: object): string {
+  const template = action as { id?: unknown; label?: unknown };
+  return String(template.label ?? template.id);
+}
+
+export function ExperiencesView() {
+  const api = useApi();
+  const experiences = useExperiences();
+  const knowledgeBases = useData(
+    async (signal) =>
+      api.holds('knowledge-bases:read')
+        ? (await api.get<{ knowledgeBases: KnowledgeBase[] }>('/api/v2/knowledge-bases', { limit: 100 }, signal)).knowledgeBases
+        : [],
+    [],
+  );
+  const names = new Map((knowledgeBases.data ?? []).map((knowledgeBase) => [knowledgeBase.id, knowledgeBase.name]));
+  return (
+    <section aria-labelledby="experiences-title">
+      <h2 id="experiences-title">Experiences</h2>
+      <ErrorNotice error={experiences.error} />
+      {experiences.loading ? <Loading /> : null}
+      {experiences.data?.experiences.length === 0 ? <p class="muted">No experiences.</p> : null}
+      {experiences.data?.experiences.map((experience) => (
+        <article key={experience.id} class="card experience" data-experience-id={experience.id}>
+          <header class="section-header">
+            <h3>{experience.name}</h3>
+            <a class="button" href={`#/playground/${experience.id}`}>
+              Try in playground
+            </a>
+            <a class="button" href={`#/sessions/experience/${experience.id}`}>
+              Sessions
+            </a>
+          </header>
+          <dl class="facts">
+            <dt>Id</dt>
+            <dd>
+              <code>{experience.id}</code>
+            </dd>
+            <dt>Knowledge bases</dt>
+            <dd>
+              {experience.knowledgeBaseIds.length === 0
+                ? 'none'
+                : experience.knowledgeBaseIds.map((id, index) => (
+                    <>
+                      {index > 0 ? ', ' : ''}
+                      <a href={`#/knowledge-bases/${id}`}>{names.get(id) ?? <code>{id.slice(0, 8)}</code>}</a>
+                    </>
+                  ))}
+            </dd>
+            <dt>Access</dt>
+            <dd>
+              {experience.requireAuth ? 'token with query:execute required' : 'public'}; origins:{' '}
+              {experience.allowedOrigins.length === 0 ? 'any' : experience.allowedOrigins.join(', ')}
+            </dd>
+            <dt>Settings</dt>
+            <dd>
+              <JsonBlock value={experience.settings} />
+            </dd>
+            <dt>Actions</dt>
+            <dd>{experience.actions.length === 0 ? 'none' : experience.actions.map(actionLabel).join(', ')}</dd>
+            <dt>Fallback message</dt>
+            <dd>{experience.fallbackMessage}</dd>
+            <dt>Updated</dt>
+            <dd>{formatTime(experience.updatedAt)}</dd>
+          </dl>
+          {experience.instructions ? (
+            <details>
+              <summary>Instructions</summary>
+              <pre class="content">{experience.instructions}</pre>
+            </details>
+          ) : null}
+          {experience.actions.length > 0 ? (
+            <details>
+              <summary>Action templates</summary>
+              <JsonBlock value={experience.actions} />
+            </details>
+          ) : null}
+        </article>
+      ))}
+    </section>
+  );
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * A host page for the widget, as a site would embed it: one script tag. It runs in an iframe so
+ * each experience gets a fresh widget and the widget cannot touch the console.
+ */
+function widgetPage(experience: Experience, token: string | undefined): string {
+  const origin = window.location.origin;
+  const attributes = [
+    ['src', `${origin}/widget.js`],
+    ['data-experience-id', experience.id],
+    ['data-base-url', origin],
+    ['data-title', experience.name],
+    ['data-open', 'true'],
+    ...(token ? [['data-token', token]] : []),
+  ];
+  const tag = `<script ${attributes.map(([name, value]) => `${name}="${escapeAttribute(value!)}"`).join(' ')} async></script>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Playground</title></head><body style="margin:0;font-family:system-ui,sans-serif;background:#f6f7f9">${tag}</body></html>`;
+}
+
+/** Embeds the chat widget for a chosen experience. */
+export function PlaygroundView({ experienceId }: { experienceId: string | undefined }) {
+  const api = useApi();
+  const experiences = useExperiences();
+  const chosen = experiences.data?.experiences.find((experience) => experience.id === experienceId);
+  // An experience that requires a token gets the console's own token, which must hold query:execute.
+  const token = chosen?.requireAuth && api.holds('query:execute') ? api.session.token : undefined;
+  return (
+    <section aria-labelledby="playground-title">
+      <h2 id="playground-title">Playground</h2>
+      <ErrorNotice error={experiences.error} />
+      {experiences.loading ? <Loading /> : null}
+      {experiences.data ? (
+        <label>
+          Experience{' '}
+          <select name="experience" value={experienceId ?? ''} onChange={(event) => navigate('playground', event.currentTarget.value)}>
+            <option value="" disabled>
+              Choose an experience
+            </option>
+            {experiences.data.experiences.map((experience) => (
+              <option key={experience.id} value={experience.id}>
+                {experience.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      {chosen ? (
+        <>
+          {chosen.requireAuth && !token ? (
+            <div class="notice error" role="alert">
+              This experience requires a token with <code>query:execute</code>, which your token lacks: the widget's questions will be refused.
+            </div>
+          ) : null}
+          {chosen.allowedOrigins.length > 0 ? (
+            <p class="muted">
+              Queries are accepted only from {chosen.allowedOrigins.join(', ')}; the playground runs on {window.location.origin}.
+            </p>
+          ) : null}
+          <iframe key={chosen.id} class="playground" title={`Chat widget for ${chosen.name}`} srcdoc={widgetPage(chosen, token)} />
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,88 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError } from './api.ts';
+
+// Polling starts at 1 s (a running job visibly moves), and each answer that changed nothing
+// stretches the wait by 1.6x up to 30 s, so an idle console left open costs about two requests
+// a minute instead of sixty. Any change, or a refresh by the operator, goes back to 1 s.
+export const pollMinMs = 1000;
+export const pollMaxMs = 30_000;
+const pollFactor = 1.6;
+
+/** The wait before the next poll: the minimum after a change, else longer than the last one. */
+export function nextDelay(previousMs: number, changed: boolean): number {
+  return changed ? pollMinMs : Math.min(pollMaxMs, Math.round(previousMs * pollFactor));
+}
+
+export type Loaded<T> = {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  /** Loads again now (and polls from the shortest interval again). */
+  refresh: () => void;
+};
+
+/**
+ * Loads `load()` whenever `deps` change. With `poll`, loads again while `poll(data)` holds, at
+ * growing intervals (see nextDelay). A 4xx stops the polling: asking again would not change it.
+ */
+export function useData<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[], poll?: (data: T) => boolean): Loaded<T> {
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+  const [generation, setGeneration] = useState(0);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let delay = pollMinMs;
+    let lastText: string | undefined;
+    let failed = false;
+    const schedule = (changed: boolean) => {
+      delay = nextDelay(delay, changed);
+      timer = setTimeout(run, delay);
+    };
+    async function run(): Promise<void> {
+      try {
+        const data = await load(controller.signal);
+        if (controller.signal.aborted) return;
+        const text = JSON.stringify(data);
+        const changed = text !== lastText;
+        lastText = text;
+        // An unchanged answer renders nothing new: polling an idle list does not re-render it.
+        if (changed || failed) setState({ data, error: undefined, loading: false });
+        failed = false;
+        if (poll?.(data)) schedule(changed);
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        failed = true;
+        setState((previous) => ({ data: previous.data, error, loading: false }));
+        const clientError = error instanceof ApiError && error.status < 500;
+        if (poll && !clientError) schedule(false);
+      }
+    }
+    setState({ data: undefined, error: undefined, loading: true });
+    void run();
+    return () => {
+      controller.abort();
+      clearTimeout(timer);
+    };
+    // `load` and `poll` are new closures on every render; `deps` say when they mean something new.
+  }, [...deps, generation]);
+
+  return { ...state, refresh: () => setGeneration((value) => value + 1) };
+}
+
+/** The current location hash split into path segments: `#/jobs/ID` -> ['jobs', 'ID']. */
+export function useRoute(): string[] {
+  const read = () => window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const update = () => setRoute(read());
+    window.addEventListener('hashchange', update);
+    return () => window.removeEventListener('hashchange', update);
+  }, []);
+  return route;
+}
+
+/** Goes to a console route (`navigate('jobs', id)`). */
+export function navigate(...segments: string[]): void {
+  window.location.hash = `#/${segments.map(encodeURIComponent).join('/')}`;
+}

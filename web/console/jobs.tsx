@@ -1,0 +1,317 @@
+import { useState } from 'preact/hooks';
+import type { Api } from './api.ts';
+import { useData } from './hooks.ts';
+import type { Job, JobStatus, KnowledgeBase, RecordResult } from './types.ts';
+import { ErrorNotice, formatTime, Loading, Pager, ProgressBar, StatusBadge, useApi } from './ui.tsx';
+
+const statuses: JobStatus[] = ['pending', 'processing', 'completed', 'failed', 'cancelled'];
+const jobsPath = '/api/v2/data-ingestion/jobs';
+const pageSize = 20;
+
+function isRunning(job: Job): boolean {
+  return job.status === 'pending' || job.status === 'processing';
+}
+
+/** Saves the job's submitted payload (includePayload=true) as a JSON file. */
+async function downloadPayload(api: Api, jobId: string): Promise<void> {
+  const job = await api.get<Job>(`${jobsPath}/${jobId}`, { includePayload: true });
+  const blob = new Blob([JSON.stringify(job.payload, null, 2)], { type: 'application/json' });
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = `job-${jobId}-payload.json`;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}
+
+/** Knowledge-base names by id, for labelling jobs; empty when the token cannot read them. */
+function useKnowledgeBaseNames(): Map<string, string> {
+  const api = useApi();
+  const loaded = useData(
+    async (signal) =>
+      api.holds('knowledge-bases:read')
+        ? (await api.get<{ knowledgeBases: KnowledgeBase[] }>('/api/v2/knowledge-bases', { limit: 100 }, signal)).knowledgeBases
+        : [],
+    [],
+  );
+  return new Map((loaded.data ?? []).map((knowledgeBase) => [knowledgeBase.id, knowledgeBase.name]));
+}
+
+/** The Payload and Cancel buttons of a job, with the error of the last click. */
+function JobActions({ job, onChanged }: { job: Job; onChanged: () => void }) {
+  const api = useApi();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const act = async (action: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      onChanged();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="actions">
+      <button type="button" disabled={busy} onClick={() => act(() => downloadPayload(api, job.id))}>
+        Payload
+      </button>
+      {isRunning(job) ? (
+        <button type="button" class="danger" disabled={busy} onClick={() => act(() => api.request('DELETE', `${jobsPath}/${job.id}`))}>
+          Cancel
+        </button>
+      ) : null}
+      <ErrorNotice error={error} />
+    </div>
+  );
+}
+
+function Counts({ job }: { job: Job }) {
+  const { successful, failed, skipped } = job.data.progress;
+  return (
+    <span class="counts">
+      <span title="successful">✓ {successful}</span> <span title="failed" class={failed > 0 ? 'bad' : ''}>✗ {failed}</span>{' '}
+      <span title="skipped">↷ {skipped}</span>
+    </span>
+  );
+}
+
+function JobProgress({ job }: { job: Job }) {
+  return <ProgressBar done={job.data.progress.processed} total={job.data.progress.total || job.data.recordCount} />;
+}
+
+/** The workspace's jobs, newest first, refreshed live. */
+export function JobsView({ notice }: { notice?: string | undefined }) {
+  const api = useApi();
+  const [status, setStatus] = useState<JobStatus | ''>('');
+  const [offset, setOffset] = useState(0);
+  const names = useKnowledgeBaseNames();
+  const jobs = useData(
+    (signal) => api.get<{ total: number; jobs: Job[] }>(jobsPath, { status, limit: pageSize, offset }, signal),
+    [status, offset],
+    // Always live: jobs submitted elsewhere (CLI, other operators) show up too.
+    () => true,
+  );
+
+  return (
+    <section aria-labelledby="jobs-title">
+      <header class="section-header">
+        <h2 id="jobs-title">Ingestion jobs</h2>
+        <label>
+          Status{' '}
+          <select
+            name="status"
+            value={status}
+            onChange={(event) => {
+              setStatus(event.currentTarget.value as JobStatus | '');
+              setOffset(0);
+            }}
+          >
+            <option value="">all</option>
+            {statuses.map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" onClick={jobs.refresh}>
+          Refresh
+        </button>
+        <a class="button primary" href="#/upload">
+          Upload
+        </a>
+      </header>
+      {notice ? (
+        <p class="notice success" role="status">
+          {notice}
+        </p>
+      ) : null}
+      <ErrorNotice error={jobs.error} />
+      {jobs.loading ? <Loading /> : null}
+      {jobs.data ? (
+        jobs.data.jobs.length === 0 ? (
+          <p class="muted">No jobs{status ? ` with status ${status}` : ''}.</p>
+        ) : (
+          <table class="jobs">
+            <thead>
+              <tr>
+                <th>Created</th>
+                <th>Status</th>
+                <th>Adapter</th>
+                <th>Knowledge base</th>
+                <th>Progress</th>
+                <th>Records</th>
+                <th>Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {jobs.data.jobs.map((job) => (
+                <tr key={job.id} data-job-id={job.id}>
+                  <td>
+                    <a href={`#/jobs/${job.id}`} title={job.id}>
+                      {formatTime(job.created_at)}
+                    </a>
+                  </td>
+                  <td>
+                    <StatusBadge status={job.status} />
+                  </td>
+                  <td>{job.data.adapterType}</td>
+                  <td>{names.get(job.data.knowledgeBaseId) ?? <code>{job.data.knowledgeBaseId.slice(0, 8)}</code>}</td>
+                  <td class="progress-cell">
+                    <JobProgress job={job} />
+                  </td>
+                  <td>
+                    <Counts job={job} />
+                  </td>
+                  <td>
+                    <a class="button" href={`#/jobs/${job.id}`}>
+                      Details
+                    </a>
+                    <JobActions job={job} onChanged={jobs.refresh} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+      ) : null}
+      {jobs.data ? <Pager total={jobs.data.total} offset={offset} limit={pageSize} onChange={setOffset} /> : null}
+    </section>
+  );
+}
+
+/** Failed records first, the others in submission order. */
+export function failedFirst(results: RecordResult[]): RecordResult[] {
+  return [...results.filter((result) => result.status === 'failed'), ...results.filter((result) => result.status !== 'failed')];
+}
+
+const resultsShown = 200;
+
+function ResultsTable({ results, knowledgeBaseId }: { results: RecordResult[]; knowledgeBaseId: string }) {
+  const [onlyFailed, setOnlyFailed] = useState(false);
+  const [shown, setShown] = useState(resultsShown);
+  const failed = results.filter((result) => result.status === 'failed').length;
+  const rows = onlyFailed ? results.filter((result) => result.status === 'failed') : failedFirst(results);
+  return (
+    <section aria-labelledby="results-title">
+      <header class="section-header">
+        <h3 id="results-title">
+          Records ({results.length}, {failed} failed)
+        </h3>
+        <label>
+          <input type="checkbox" checked={onlyFailed} onChange={(event) => setOnlyFailed(event.currentTarget.checked)} /> Only failed
+        </label>
+      </header>
+      <table class="results">
+        <thead>
+          <tr>
+            <th>Record</th>
+            <th>Status</th>
+            <th>Detail</th>
+            <th>Entry</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.slice(0, shown).map((result) => (
+            <tr key={result.sourceId} class={`result-${result.status}`}>
+              <td>
+                <code>{result.sourceId}</code>
+              </td>
+              <td>
+                <StatusBadge status={result.status} />
+              </td>
+              <td>{result.error ?? [result.action, result.reason].filter(Boolean).join(' ')}</td>
+              <td>{result.entryId ? <a href={`#/knowledge-bases/${knowledgeBaseId}/entries/${result.entryId}`}>entry</a> : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {rows.length > shown ? (
+        <button type="button" onClick={() => setShown(shown + resultsShown)}>
+          Show {Math.min(resultsShown, rows.length - shown)} more
+        </button>
+      ) : null}
+    </section>
+  );
+}
+
+/** One job: progress, outcome, timings and per-record results; live until it finishes. */
+export function JobView({ jobId }: { jobId: string }) {
+  const api = useApi();
+  const job = useData((signal) => api.get<Job>(`${jobsPath}/${jobId}`, {}, signal), [jobId], isRunning);
+  const value = job.data;
+  return (
+    <section aria-labelledby="job-title">
+      <p>
+        <a href="#/jobs">← Jobs</a>
+      </p>
+      <h2 id="job-title">
+        Job <code>{jobId}</code>
+      </h2>
+      <ErrorNotice error={job.error} />
+      {job.loading ? <Loading /> : null}
+      {value ? (
+        <>
+          <dl class="facts">
+            <dt>Status</dt>
+            <dd>
+              <StatusBadge status={value.status} />
+            </dd>
+            <dt>Adapter</dt>
+            <dd>{value.data.adapterType}</dd>
+            <dt>Knowledge base</dt>
+            <dd>
+              <a href={`#/knowledge-bases/${value.data.knowledgeBaseId}`}>
+                <code>{value.data.knowledgeBaseId}</code>
+              </a>
+            </dd>
+            <dt>Created / started / ended</dt>
+            <dd>
+              {formatTime(value.created_at)} / {formatTime(value.started_at)} / {formatTime(value.completed_at)}
+            </dd>
+            <dt>Progress</dt>
+            <dd class="progress-cell">
+              <JobProgress job={value} /> <Counts job={value} />
+            </dd>
+            {value.data.eta ? (
+              <>
+                <dt>Remaining</dt>
+                <dd>
+                  about {Math.ceil(value.data.eta.secondsRemaining)} s at {value.data.eta.recordsPerSecond.toFixed(1)} records/s
+                </dd>
+              </>
+            ) : null}
+            <dt>Entries</dt>
+            <dd>
+              {value.result.entriesCreated} created, {value.result.entriesUpdated} updated, {value.result.entriesSkipped} skipped,{' '}
+              {value.result.entriesDeleted} deleted, {value.result.entriesFailed} failed; {value.result.embeddingsGenerated} embeddings
+            </dd>
+            {Object.keys(value.data.timings).length > 0 ? (
+              <>
+                <dt>Time per stage</dt>
+                <dd>
+                  {Object.entries(value.data.timings)
+                    .map(([stage, ms]) => `${stage} ${Math.round(ms)} ms`)
+                    .join(' · ')}
+                </dd>
+              </>
+            ) : null}
+          </dl>
+          {value.result.error ? (
+            <div class="notice error" role="alert">
+              <strong>The job failed.</strong> {value.result.error}
+            </div>
+          ) : null}
+          <JobActions job={value} onChanged={job.refresh} />
+          <ResultsTable results={value.data.results} knowledgeBaseId={value.data.knowledgeBaseId} />
+          {value.data.results.length === 0 && isRunning(value) ? <p class="muted">Results appear as records are processed.</p> : null}
+        </>
+      ) : null}
+    </section>
+  );
+}

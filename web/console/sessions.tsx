@@ -1,0 +1,208 @@
+import { useState } from 'preact/hooks';
+import { navigate, useData } from './hooks.ts';
+import type { ChatSession, ChatSessionWithMessages, Experience, SessionMessage } from './types.ts';
+import { ErrorNotice, formatTime, JsonBlock, Loading, Pager, StatusBadge, useApi } from './ui.tsx';
+
+const sessionsPath = '/api/v2/sessions';
+const pageSize = 20;
+
+/** Recent sessions, optionally of one experience, with a status and user filter. */
+export function SessionsView({ experienceId }: { experienceId: string | undefined }) {
+  const api = useApi();
+  const [offset, setOffset] = useState(0);
+  const [status, setStatus] = useState('');
+  const [userId, setUserId] = useState('');
+  const experiences = useData(
+    async (signal) =>
+      api.holds('experiences:read') ? (await api.get<{ experiences: Experience[] }>('/api/v2/experiences', { limit: 100 }, signal)).experiences : [],
+    [],
+  );
+  const names = new Map((experiences.data ?? []).map((experience) => [experience.id, experience.name]));
+  const sessions = useData(
+    (signal) => api.get<{ total: number; sessions: ChatSession[] }>(sessionsPath, { experienceId, status, userId, limit: pageSize, offset }, signal),
+    [experienceId, status, userId, offset],
+  );
+  return (
+    <section aria-labelledby="sessions-title">
+      <header class="section-header">
+        <h2 id="sessions-title">Sessions</h2>
+        <label>
+          Experience{' '}
+          <select
+            name="experienceId"
+            value={experienceId ?? ''}
+            onChange={(event) => {
+              setOffset(0);
+              if (event.currentTarget.value) navigate('sessions', 'experience', event.currentTarget.value);
+              else navigate('sessions');
+            }}
+          >
+            <option value="">all</option>
+            {(experiences.data ?? []).map((experience) => (
+              <option key={experience.id} value={experience.id}>
+                {experience.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status{' '}
+          <select
+            name="status"
+            value={status}
+            onChange={(event) => {
+              setOffset(0);
+              setStatus(event.currentTarget.value);
+            }}
+          >
+            <option value="">all</option>
+            <option value="active">active</option>
+            <option value="completed">completed</option>
+          </select>
+        </label>
+        <form
+          role="search"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setOffset(0);
+            setUserId(String(new FormData(event.currentTarget).get('userId') ?? '').trim());
+          }}
+        >
+          <input name="userId" placeholder="User id" />
+        </form>
+        <button type="button" onClick={sessions.refresh}>
+          Refresh
+        </button>
+      </header>
+      <ErrorNotice error={sessions.error} />
+      {sessions.loading ? <Loading /> : null}
+      {sessions.data ? (
+        sessions.data.sessions.length === 0 ? (
+          <p class="muted">No sessions.</p>
+        ) : (
+          <table class="sessions">
+            <thead>
+              <tr>
+                <th>Last question</th>
+                <th>Experience</th>
+                <th>User</th>
+                <th>Status</th>
+                <th>Questions</th>
+                <th>Started</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sessions.data.sessions.map((session) => (
+                <tr key={session.id}>
+                  <td>
+                    <a href={`#/sessions/${session.id}`}>{formatTime(session.lastQueryAt ?? session.createdAt)}</a>
+                  </td>
+                  <td>{names.get(session.experienceId) ?? <code>{session.experienceId.slice(0, 8)}</code>}</td>
+                  <td>{session.userId ?? <span class="muted">anonymous</span>}</td>
+                  <td>
+                    <StatusBadge status={session.status} />
+                  </td>
+                  <td>{session.queryCount}</td>
+                  <td>{formatTime(session.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+      ) : null}
+      {sessions.data ? <Pager total={sessions.data.total} offset={offset} limit={pageSize} onChange={setOffset} /> : null}
+    </section>
+  );
+}
+
+function Message({ message }: { message: SessionMessage }) {
+  return (
+    <li class="message">
+      <div class="muted">
+        {formatTime(message.askedAt)} · {message.latencyMs} ms · {message.grounded ? 'grounded' : 'not grounded'}
+      </div>
+      <p class="question">
+        <strong>Q:</strong> {message.text}
+      </p>
+      {/* The answer is Markdown written from ingested content: shown as text, never as HTML. */}
+      <div class="answer">{message.answer}</div>
+      {message.sources.length > 0 ? (
+        <ol class="sources">
+          {message.sources.map((source) => (
+            <li key={source.number} value={source.number}>
+              {source.url ? (
+                <a href={source.url} target="_blank" rel="noopener noreferrer">
+                  {source.title}
+                </a>
+              ) : (
+                source.title
+              )}{' '}
+              <span class="muted">({source.score.toFixed(2)})</span>
+            </li>
+          ))}
+        </ol>
+      ) : null}
+      <div class="feedback">
+        {message.feedback ? (
+          <>
+            Feedback: <span aria-label={message.feedback.rating === 'up' ? 'thumbs up' : 'thumbs down'}>{message.feedback.rating === 'up' ? '👍' : '👎'}</span>
+            {message.feedback.comment ? <q>{message.feedback.comment}</q> : null}
+          </>
+        ) : (
+          <span class="muted">No feedback</span>
+        )}
+      </div>
+    </li>
+  );
+}
+
+/** One session's transcript, oldest question first. */
+export function SessionView({ sessionId }: { sessionId: string }) {
+  const api = useApi();
+  const session = useData((signal) => api.get<ChatSessionWithMessages>(`${sessionsPath}/${sessionId}`, {}, signal), [sessionId]);
+  const value = session.data;
+  return (
+    <section aria-labelledby="session-title">
+      <p>
+        <a href="#/sessions">← Sessions</a>
+      </p>
+      <h2 id="session-title">
+        Session <code>{sessionId}</code>
+      </h2>
+      <ErrorNotice error={session.error} />
+      {session.loading ? <Loading /> : null}
+      {value ? (
+        <>
+          <dl class="facts">
+            <dt>Status</dt>
+            <dd>
+              <StatusBadge status={value.status} />
+            </dd>
+            <dt>Experience</dt>
+            <dd>
+              <code>{value.experienceId}</code>
+            </dd>
+            <dt>User</dt>
+            <dd>{value.userId ?? 'anonymous'}</dd>
+            <dt>Started / last question / completed</dt>
+            <dd>
+              {formatTime(value.createdAt)} / {formatTime(value.lastQueryAt)} / {formatTime(value.completedAt)}
+            </dd>
+          </dl>
+          {Object.keys(value.metadata).length > 0 ? (
+            <details>
+              <summary>Metadata</summary>
+              <JsonBlock value={value.metadata} />
+            </details>
+          ) : null}
+          <h3>Transcript ({value.messages.length})</h3>
+          <ol class="transcript">
+            {value.messages.map((message) => (
+              <Message key={message.queryId} message={message} />
+            ))}
+          </ol>
+        </>
+      ) : null}
+    </section>
+  );
+}

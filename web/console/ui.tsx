@@ -1,0 +1,118 @@
+import type { ComponentChildren } from 'preact';
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import { type Api, ApiError } from './api.ts';
+
+export const ApiContext = createContext<Api | undefined>(undefined);
+
+/** The signed-in API client; only rendered below the sign-in gate. */
+export function useApi(): Api {
+  const api = useContext(ApiContext);
+  if (!api) throw new Error('useApi outside of a signed-in console');
+  return api;
+}
+
+/** Says which scopes the signed-in token lacks for what the operator tried to see or do. */
+export function ScopeNotice({ scopes }: { scopes: string[] }) {
+  const names = scopes.map((scope, index) => (
+    <>
+      {index > 0 ? ', ' : ''}
+      <code>{scope}</code>
+    </>
+  ));
+  return (
+    <div class="notice scope-missing" role="alert">
+      <strong>Missing scope.</strong> Your access token lacks {scopes.length > 1 ? 'the scopes' : 'the scope'} {names}, which this needs. Sign in
+      with a client that holds it.
+    </div>
+  );
+}
+
+/** An error of the API as the operator should read it; a missing scope gets its own notice. */
+export function ErrorNotice({ error }: { error: unknown }) {
+  if (error === undefined || error === null) return null;
+  if (error instanceof ApiError) {
+    if (error.missingScopes.length > 0) return <ScopeNotice scopes={error.missingScopes} />;
+    return (
+      <div class="notice error" role="alert">
+        <strong>
+          {error.status} {error.body.error}.
+        </strong>{' '}
+        {error.body.message}
+        {error.body.errors && error.body.errors.length > 1 ? (
+          <ul>
+            {error.body.errors.slice(0, 10).map((item) => (
+              <li key={item.path}>
+                <code>{item.path}</code> {item.message}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+      </div>
+    );
+  }
+  return (
+    <div class="notice error" role="alert">
+      <strong>The service could not be reached.</strong> {error instanceof Error ? error.message : String(error)}
+    </div>
+  );
+}
+
+/** Children, or a notice naming the scope the token lacks for them. */
+export function RequireScope({ scope, children }: { scope: string; children: ComponentChildren }) {
+  return useApi().holds(scope) ? <>{children}</> : <ScopeNotice scopes={[scope]} />;
+}
+
+export function Loading() {
+  return (
+    <p class="muted" aria-live="polite">
+      Loading…
+    </p>
+  );
+}
+
+/** How far a job is, as a bar screen readers announce (aria-valuenow in percent). */
+export function ProgressBar({ done, total }: { done: number; total: number }) {
+  const percent = total > 0 ? Math.floor((done / total) * 100) : 0;
+  return (
+    <div class="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-label={`${done} of ${total} records`}>
+      <div class="progress-track">
+        <div class="progress-fill" style={{ width: `${percent}%` }} />
+      </div>
+      <span class="progress-text">
+        {done} / {total} · {percent} %
+      </span>
+    </div>
+  );
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span class={`badge badge-${status}`}>{status}</span>;
+}
+
+export function Pager({ total, offset, limit, onChange }: { total: number; offset: number; limit: number; onChange: (offset: number) => void }) {
+  if (total <= limit && offset === 0) return null;
+  const last = Math.min(offset + limit, total);
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={offset === 0} onClick={() => onChange(Math.max(0, offset - limit))}>
+        Previous
+      </button>
+      <span>
+        {total === 0 ? 0 : offset + 1}–{last} of {total}
+      </span>
+      <button type="button" disabled={last >= total} onClick={() => onChange(offset + limit)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export function formatTime(iso: string | null | undefined): string {
+  return iso ? new Date(iso).toLocaleString() : '—';
+}
+
+/** A value as indented JSON, for settings and metadata. */
+export function JsonBlock({ value }: { value: unknown }) {
+  return <pre class="json">{JSON.stringify(value, null, 2)}</pre>;
+}

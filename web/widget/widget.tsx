@@ -1,0 +1,332 @@
+/** The chat panel and its launcher (rendered by main.tsx inside a shadow root). */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { friendlyError, RequestError, sendFeedback, streamQuery, type Action, type Answer, type StreamHandlers } from './api.ts';
+import { ChatIcon, CloseIcon, NewIcon, ThumbDownIcon, ThumbUpIcon } from './icons.tsx';
+import { renderMarkdown, safeUrl, sanitizeSvg } from './markdown.ts';
+import type { WidgetOptions } from './options.ts';
+import { emptyConversation, loadConversation, saveConversation, type AssistantMessage, type Conversation, type Message } from './store.ts';
+
+const FOCUSABLE = 'button:not([disabled]), a[href], textarea:not([disabled])';
+
+/** What the widget's events (`lore:handover`, `lore:event`) carry in `detail`. */
+export type ActionEventDetail = Action['action'] & {
+  actionId: string;
+  label: string;
+  experienceId: string;
+  sessionId: string | undefined;
+  queryId: string | undefined;
+};
+
+function ActionIcon({ icon }: { icon: Action['icon'] }) {
+  if (!icon) return null;
+  if (icon.type === 'emoji') return <span aria-hidden="true">{icon.content}</span>;
+  if (icon.type === 'svg') return <span aria-hidden="true" dangerouslySetInnerHTML={{ __html: sanitizeSvg(icon.content) }} />;
+  const src = safeUrl(icon.content);
+  return src ? <img src={src} alt="" /> : null;
+}
+
+type AssistantProps = {
+  message: AssistantMessage;
+  onAction(action: Action, message: AssistantMessage): void;
+  onRate(message: AssistantMessage, rating: 'up' | 'down'): void;
+};
+
+function AssistantBubble({ message, onAction, onRate }: AssistantProps) {
+  const html = useMemo(() => renderMarkdown(message.text, message.sources), [message.text, message.sources]);
+  const waiting = message.status === 'streaming' && message.text === '';
+  return (
+    <article class={`message assistant${message.text === '' && message.error ? ' failed' : ''}`} aria-busy={message.status === 'streaming'} aria-label="Answer">
+      {waiting && (
+        <span class="typing" role="status" aria-label="The assistant is writing">
+          <span />
+          <span />
+          <span />
+        </span>
+      )}
+      {message.text !== '' && <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />}
+      {message.sources.length > 0 && (
+        <>
+          <p class="sources-title">Sources</p>
+          <ol class="sources" aria-label="Sources">
+            {message.sources.map((source) => {
+              const href = safeUrl(source.url);
+              const label = source.title || source.url || `Source ${source.number}`;
+              return (
+                <li key={source.number} value={source.number}>
+                  {href ? (
+                    <a href={href} target="_blank" rel="noopener noreferrer">
+                      {label}
+                    </a>
+                  ) : (
+                    label
+                  )}
+                </li>
+              );
+            })}
+          </ol>
+        </>
+      )}
+      {message.status !== 'streaming' && message.actions.length > 0 && (
+        <div class="actions" role="group" aria-label="Suggested actions">
+          {message.actions.map((action) => (
+            <button key={action.id} type="button" class="action" onClick={() => onAction(action, message)}>
+              <ActionIcon icon={action.icon} />
+              {action.label}
+            </button>
+          ))}
+        </div>
+      )}
+      {message.status === 'done' && message.queryId && (
+        <div class="feedback" role="group" aria-label="Was this answer helpful?">
+          <button type="button" class="icon-button" aria-label="Helpful" aria-pressed={message.rating === 'up'} onClick={() => onRate(message, 'up')}>
+            <ThumbUpIcon />
+          </button>
+          <button type="button" class="icon-button" aria-label="Not helpful" aria-pressed={message.rating === 'down'} onClick={() => onRate(message, 'down')}>
+            <ThumbDownIcon />
+          </button>
+        </div>
+      )}
+      {message.error && (
+        <p class="error" role="alert">
+          {message.error}
+        </p>
+      )}
+    </article>
+  );
+}
+
+function MessageView(props: { message: Message } & Omit<AssistantProps, 'message'>) {
+  const { message } = props;
+  if (message.role === 'user') {
+    return (
+      <div class="message user" aria-label="Your question">
+        {message.text}
+      </div>
+    );
+  }
+  return <AssistantBubble {...props} message={message} />;
+}
+
+export function Widget({ options }: { options: WidgetOptions }) {
+  const [open, setOpen] = useState(options.open);
+  const [conversation, setConversation] = useState<Conversation>(() => loadConversation(options.experienceId, options.userId));
+  const [input, setInput] = useState('');
+  const [busy, setBusy] = useState(false);
+  const current = useRef(conversation);
+  current.current = conversation;
+  const nextId = useRef(conversation.messages.reduce((max, message) => Math.max(max, message.id), 0) + 1);
+  const inFlight = useRef<AbortController | undefined>(undefined);
+  // Focus follows the visitor's own opening and closing only; data-open must not steal focus on load.
+  const moveFocus = useRef(false);
+  const panel = useRef<HTMLDivElement>(null);
+  const log = useRef<HTMLDivElement>(null);
+  const field = useRef<HTMLTextAreaElement>(null);
+  const launcher = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => saveConversation(options.experienceId, conversation), [conversation]);
+  useEffect(() => {
+    if (log.current) log.current.scrollTop = log.current.scrollHeight;
+  }, [conversation.messages, open]);
+  useEffect(() => {
+    if (!moveFocus.current) return;
+    moveFocus.current = false;
+    (open ? field.current : launcher.current)?.focus();
+  }, [open]);
+
+  const toggle = (next: boolean) => {
+    moveFocus.current = true;
+    setOpen(next);
+  };
+
+  const updateAssistant = (id: number, change: (message: AssistantMessage) => Partial<AssistantMessage>) =>
+    setConversation((previous) => ({
+      ...previous,
+      messages: previous.messages.map((message) => (message.id === id && message.role === 'assistant' ? { ...message, ...change(message) } : message)),
+    }));
+
+  async function ask(text: string) {
+    const question = text.trim();
+    if (!question || inFlight.current) return;
+    const replyId = nextId.current + 1;
+    nextId.current += 2;
+    setConversation((previous) => ({
+      ...previous,
+      messages: [
+        ...previous.messages,
+        { id: replyId - 1, role: 'user', text: question },
+        { id: replyId, role: 'assistant', text: '', status: 'streaming', sources: [], actions: [] },
+      ],
+    }));
+    setInput('');
+    setBusy(true);
+    const controller = new AbortController();
+    inFlight.current = controller;
+    const handlers: StreamHandlers = {
+      onMeta: (meta) => {
+        updateAssistant(replyId, () => ({ queryId: meta.queryId }));
+        setConversation((previous) => ({ ...previous, sessionId: meta.sessionId }));
+      },
+      onDelta: (delta) => updateAssistant(replyId, (message) => ({ text: message.text + delta })),
+      onSources: (sources) => updateAssistant(replyId, () => ({ sources })),
+      onActions: (actions) => updateAssistant(replyId, () => ({ actions })),
+    };
+    const sessionId = current.current.sessionId;
+    try {
+      let answer: Answer;
+      try {
+        answer = await streamQuery(options, { text: question, sessionId }, handlers, controller.signal);
+      } catch (error) {
+        // The stored session is gone (404) or was completed by an operator (409): carry on in a new one.
+        const stale = sessionId && error instanceof RequestError && (error.status === 404 || error.status === 409);
+        if (!stale) throw error;
+        answer = await streamQuery(options, { text: question, sessionId: undefined }, handlers, controller.signal);
+      }
+      updateAssistant(replyId, () => ({ text: answer.answer, queryId: answer.queryId, sources: answer.sources, actions: answer.actions, status: 'done' }));
+      setConversation((previous) => ({ ...previous, sessionId: answer.sessionId }));
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      updateAssistant(replyId, () => ({ status: 'error', error: friendlyError(error) }));
+    } finally {
+      if (inFlight.current === controller) {
+        inFlight.current = undefined;
+        setBusy(false);
+      }
+    }
+  }
+
+  function startOver() {
+    inFlight.current?.abort();
+    inFlight.current = undefined;
+    setBusy(false);
+    setConversation(emptyConversation(options.userId));
+    field.current?.focus();
+  }
+
+  function runAction(action: Action, message: AssistantMessage) {
+    const { type } = action.action;
+    if (type === 'open_url') {
+      const href = safeUrl(action.action.url);
+      if (!href) return;
+      if (action.action.target === '_self') location.assign(href);
+      else window.open(href, '_blank', 'noopener');
+    } else if (type === 'send_query') {
+      if (action.action.query) void ask(action.action.query);
+    } else {
+      const detail: ActionEventDetail = {
+        ...action.action,
+        actionId: action.id,
+        label: action.label,
+        experienceId: options.experienceId,
+        sessionId: current.current.sessionId,
+        queryId: message.queryId,
+      };
+      window.dispatchEvent(new CustomEvent(type === 'trigger_handover' ? 'lore:handover' : 'lore:event', { detail }));
+    }
+  }
+
+  async function rate(message: AssistantMessage, rating: 'up' | 'down') {
+    if (!message.queryId) return;
+    try {
+      await sendFeedback(options, message.queryId, rating);
+      updateAssistant(message.id, () => ({ rating, error: undefined }));
+    } catch (error) {
+      updateAssistant(message.id, () => ({ error: friendlyError(error) }));
+    }
+  }
+
+  /** Escape closes; Tab and Shift+Tab cycle inside the open panel (a focus trap). */
+  function onPanelKey(event: KeyboardEvent) {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      toggle(false);
+      return;
+    }
+    if (event.key !== 'Tab' || !panel.current) return;
+    const focusable = Array.from(panel.current.querySelectorAll<HTMLElement>(FOCUSABLE));
+    const first = focusable[0];
+    const last = focusable[focusable.length - 1];
+    const active = (panel.current.getRootNode() as ShadowRoot).activeElement;
+    if (event.shiftKey && active === first) {
+      event.preventDefault();
+      last?.focus();
+    } else if (!event.shiftKey && active === last) {
+      event.preventDefault();
+      first?.focus();
+    }
+  }
+
+  function onFieldKey(event: KeyboardEvent) {
+    // Enter sends, Shift+Enter is a new line; Enter that confirms an IME composition is neither.
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      void ask(input);
+    }
+  }
+
+  const titleId = 'lore-title';
+  return (
+    <div class={`root ${options.theme}`} style={options.accentColor ? { '--accent': options.accentColor } : undefined}>
+      <div
+        ref={panel}
+        id="lore-panel"
+        class="panel"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        hidden={!open}
+        onKeyDown={onPanelKey}
+      >
+        <div class="header">
+          <h2 id={titleId}>{options.title}</h2>
+          <button type="button" class="icon-button" aria-label="New conversation" title="New conversation" onClick={startOver}>
+            <NewIcon />
+          </button>
+          <button type="button" class="icon-button" aria-label="Close chat" title="Close" onClick={() => toggle(false)}>
+            <CloseIcon />
+          </button>
+        </div>
+        <div ref={log} class="log" role="log" aria-live="polite" aria-label="Conversation">
+          {conversation.messages.length === 0 && <p class="empty">Ask a question to get started.</p>}
+          {conversation.messages.map((message) => (
+            <MessageView key={message.id} message={message} onAction={runAction} onRate={rate} />
+          ))}
+        </div>
+        <form
+          class="composer"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void ask(input);
+          }}
+        >
+          <label class="visually-hidden" for="lore-question">
+            Your question
+          </label>
+          <textarea
+            ref={field}
+            id="lore-question"
+            rows={1}
+            maxLength={4000}
+            placeholder={options.placeholder}
+            value={input}
+            onInput={(event) => setInput(event.currentTarget.value)}
+            onKeyDown={onFieldKey}
+          />
+          <button type="submit" class="send" disabled={busy || input.trim() === ''}>
+            Send
+          </button>
+        </form>
+      </div>
+      <button
+        ref={launcher}
+        type="button"
+        class="launcher"
+        aria-label={open ? 'Close chat' : 'Open chat'}
+        aria-expanded={open}
+        aria-controls="lore-panel"
+        onClick={() => toggle(!open)}
+      >
+        {open ? <CloseIcon /> : <ChatIcon />}
+      </button>
+    </div>
+  );
+}
