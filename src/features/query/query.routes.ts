@@ -11,6 +11,7 @@ import { authorizeExperienceCall } from './experience-access.ts';
 import { FeedbackBodySchema, QueryBodySchema, QueryIdParams, QueryResponseSchema } from './query.schemas.ts';
 import { queryExperience, rateQuery, sessionForQuery } from './query.service.ts';
 import { installQueryRateLimit } from './rate-limits.ts';
+import { assertMetadataSize } from '../sessions/sessions.service.ts';
 
 const tags = ['query'];
 const security: { [name: string]: string[] }[] = [{}, { bearerAuth: [] }];
@@ -85,6 +86,7 @@ export async function registerQueryRoutes(app: App, context: AppContext): Promis
     },
     async (request, reply) => {
       const body = request.body;
+      if (body.metadata) assertMetadataSize(body.metadata);
       const caller = await authorizeExperienceCall(context, request, body.experienceId);
       await rateLimit(request, caller, body.sessionId ?? undefined);
       const session = await sessionForQuery(context.db, {

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum, Timestamp, Uuid } from '../../core/http/schemas.ts';
-import { MetadataSchema, UserIdSchema } from '../sessions/sessions.schemas.ts';
+import { MetadataSchema, OptionalUserIdSchema } from '../sessions/sessions.schemas.ts';
 
 /** Longest question: a chat message, not a document (the spec leaves it open). */
 export const MAX_QUESTION_LENGTH = 4000;
@@ -9,7 +9,7 @@ export const QueryBodySchema = Type.Object(
   {
     text: Type.String({ minLength: 1, maxLength: MAX_QUESTION_LENGTH, pattern: '\\S', description: "The user's question or message." }),
     experienceId: Uuid,
-    userId: Type.Optional(Type.Union([UserIdSchema, Type.Null()])),
+    userId: Type.Optional(OptionalUserIdSchema),
     sessionId: Type.Optional(Type.Union([Uuid, Type.Null()])),
     timestamp: Type.Optional(Timestamp),
     metadata: Type.Optional(MetadataSchema),

@@ -37,7 +37,7 @@ export type Session = Static<typeof SessionSchema>;
 export const MAX_METADATA_BYTES = 16 * 1024;
 
 /** A userId, or null for an anonymous session: one JSON type array, so a bad value reports one error. */
-const OptionalUserIdSchema = Type.Unsafe<string | null>({
+export const OptionalUserIdSchema = Type.Unsafe<string | null>({
   ...UserIdSchema,
   type: ['string', 'null'],
   description: 'E-mail address, UUID or any string without whitespace or control characters; stored lower case. Null or absent: an anonymous session.',
