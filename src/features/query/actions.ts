@@ -55,9 +55,9 @@ function label(text: string): string {
   return text.length <= MAX_LABEL ? text : `${text.slice(0, MAX_LABEL - 1)}…`;
 }
 
-/** A follow-up question from an entry title: a title that is a question is asked as is. */
+/** A follow-up question from an entry title: a title that opens with a question asks it. */
 function followUpQuery(title: string): string {
-  return title.endsWith('?') ? title : `Tell me about ${title}`;
+  return /^[^?]+\?/.exec(title)?.[0] ?? `Tell me about ${title}`;
 }
 
 /**

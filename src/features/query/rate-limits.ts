@@ -64,7 +64,9 @@ export async function installQueryRateLimit(app: App, context: AppContext): Prom
     const { experience, claims } = caller;
     if (!claims) {
       const own = experience.settings.rateLimit ?? {};
-      await spend(request, `ip:${experience.workspaceId}:${request.ip}`, own.ipPerMinute ?? limits.ipPerMinute, 'from this address');
+      // Counted per experience, as its settings may set the budget: one shared count against
+      // several experiences' budgets would let a low budget spend a higher one's.
+      await spend(request, `ip:${experience.id}:${request.ip}`, own.ipPerMinute ?? limits.ipPerMinute, 'from this address');
       if (sessionId) await spend(request, `session:${sessionId}`, own.sessionPerMinute ?? limits.sessionPerMinute, 'in this session');
     }
     await spend(request, `workspace:${experience.workspaceId}`, limits.workspacePerMinute, 'for this workspace');

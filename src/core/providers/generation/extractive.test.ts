@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ExtractiveAnswerGenerator } from './extractive.ts';
+import type { GenerationRequest, GroundingSource } from './provider.ts';
+
+const generator = new ExtractiveAnswerGenerator();
+const source = (number: number, text: string): GroundingSource => ({ number, entryId: `e${number}`, title: `t${number}`, url: null, text, score: 1 });
+const request = (question: string, sources: GroundingSource[], extra: Partial<GenerationRequest> = {}): GenerationRequest => ({
+  question,
+  standaloneQuestion: question,
+  history: [],
+  sources,
+  instructions: '',
+  fallbackMessage: 'No answer.',
+  ...extra,
+});
+async function answer(input: GenerationRequest): Promise<{ text: string; pieces: number }> {
+  let text = '';
+  let pieces = 0;
+  for await (const piece of generator.generate(input)) {
+    text += piece;
+    pieces += 1;
+  }
+  return { text, pieces };
+}
+
+describe('extractive answers', () => {
+  test('no sources: the fallback message, word for word', async () => {
+    assert.deepEqual(await answer(request('What is the refund policy?', [])), { text: 'No answer.', pieces: 1 });
+  });
+
+  test('the sentences holding the question\'s rare terms, best source first, each followed by its citation', async () => {
+    const sources = [
+      source(1, '# Billing\n\nInvoices are sent monthly. Your account page lists every invoice.'),
+      source(2, 'Refunds are paid back to the original card\nwithin 14 days. Contact us for anything else.'),
+    ];
+    const { text, pieces } = await answer(request('How long do refunds take?', sources));
+    assert.equal(text, 'Refunds are paid back to the original card within 14 days. [2]');
+    assert.equal(pieces, 1);
+  });
+
+  test('an FAQ question brings its answer; a sentence ending with a colon brings its code block', async () => {
+    const faq = await answer(request('How do I reset my password?', [source(1, 'Q: How do I reset my password?\nA: Choose "Forgot password" on the sign-in page.')]));
+    assert.equal(faq.text, 'A: Choose "Forgot password" on the sign-in page. [1]');
+    const code = await answer(request('How do I build a 32 bit binary?', [source(1, 'You can build a 32 bit binary using:\n\n    % make 32bit\n\nThat is all.')]));
+    assert.equal(code.text, 'You can build a 32 bit binary using:\n\n```\n% make 32bit\n```\n\n[1]');
+  });
+
+  test('a source found by meaning alone (no shared term) answers with its first sentences; markup is not quoted', async () => {
+    const { text } = await answer(request('Can I get my money back?', [source(1, '## Refunds\n\n- Refunds take 14 days.\n- They go to the original card.')]));
+    assert.equal(text, 'Refunds take 14 days. They go to the original card. [1]');
+  });
+
+  test('terms of the latest message weigh more than those the conversation added', async () => {
+    const sources = [source(1, 'The Pro plan adds single sign-on.'), source(2, 'The Pro plan costs 20 euros per month.')];
+    const { text } = await answer(request('and the price per month?', sources, { standaloneQuestion: 'What is the Pro plan? and the price per month?' }));
+    assert.match(text, /^The Pro plan costs 20 euros per month\. \[2\]/);
+  });
+});
