@@ -24,6 +24,8 @@ export type FakeChatReply = {
   answer?: string;
   /** Streams this many text deltas, then sends nothing more and keeps the connection open. */
   stallAfter?: number;
+  /** Streams this many text deltas, then ends the response without a finish reason or `[DONE]`. */
+  endAfter?: number;
   /** Answers one JSON completion even when a stream was asked for, as some servers do. */
   json?: boolean;
 };
@@ -123,9 +125,14 @@ async function answerChat(body: any, reply: FakeChatReply, defaultAnswer: string
   const deltas = answer.match(/\s*\S+/g) ?? [];
   for (const [index, delta] of deltas.entries()) {
     if (index === reply.stallAfter) return;
+    if (index === reply.endAfter) break;
     send(chunk({ content: delta }, null));
   }
   if (reply.stallAfter !== undefined) return;
+  if (reply.endAfter !== undefined) {
+    response.end();
+    return;
+  }
   send(chunk({}, 'stop'));
   send('[DONE]');
   response.end();

@@ -9,6 +9,7 @@ import { assertExactError } from '../../../test/assert-error.ts';
 import { fakeChatEnv, fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
 import { startTestServer, type Answer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, ingest } from '../../../test/ingestion.ts';
+import { parseEvents } from '../../../test/sse.ts';
 
 const LLM_TIMEOUT_MS = 1000;
 const FALLBACK = 'I do not know; ask our support team.';
@@ -65,17 +66,6 @@ beforeEach(() => {
 
 function ask(text: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Answer> {
   return server.request('POST', '/api/v2/query', { token, body: { text, experienceId, ...extra }, headers });
-}
-
-/** The events of a Server-Sent Events body, in order, with their JSON data. */
-function events(text: string): { event: string; data: any }[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim())
-    .map((block) => {
-      const fields = new Map(block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
-      return { event: fields.get('event')!, data: JSON.parse(fields.get('data')!) };
-    });
 }
 
 /** The user message the fake model received last: the numbered sources and the question. */
@@ -135,7 +125,7 @@ describe('POST /api/v2/query with LLM_PROVIDER=openai', () => {
   test('streams the model\'s deltas as delta events, then done with the whole answer', async () => {
     const answer = await ask('How long do refunds take?', {}, { accept: 'text/event-stream' });
     assert.equal(answer.status, 200, answer.text);
-    const received = events(answer.text);
+    const received = parseEvents(answer.text);
     const deltas = received.filter((item) => item.event === 'delta');
     assert.ok(deltas.length > 3, `${deltas.length} delta events`);
     assert.equal(deltas.map((item) => item.data.text).join(''), 'Refunds are paid within 5 business days [1].');
@@ -201,7 +191,7 @@ describe('POST /api/v2/query with LLM_PROVIDER=openai', () => {
     const answer = await ask('How long do refunds take?', {}, { accept: 'text/event-stream' });
     const elapsed = performance.now() - started;
     assert.equal(answer.status, 200);
-    const received = events(answer.text);
+    const received = parseEvents(answer.text);
     assert.deepEqual(
       received.map((item) => item.event),
       ['meta', 'delta', 'delta', 'error'],

@@ -5,6 +5,7 @@ import { assertExactError } from '../../../test/assert-error.ts';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
 import { ADMIN_KEY, engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, ingest } from '../../../test/ingestion.ts';
+import { parseEvents } from '../../../test/sse.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
@@ -29,22 +30,6 @@ const records = [
     content: 'Workspace owners can export all data as a ZIP archive of CSV files from Settings, Export. Large exports are e-mailed when ready.',
   },
 ];
-
-/** The streamed events of a Server-Sent Events body, in order. */
-function parseEvents(text: string): { event: string; data: any }[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const name = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
-      const data = block
-        .split('\n')
-        .filter((line) => line.startsWith('data: '))
-        .map((line) => line.slice(6))
-        .join('\n');
-      return { event: name, data: JSON.parse(data) };
-    });
-}
 
 describe(`POST /api/v2/query (${engine})`, () => {
   let fake: FakeOpenAi;

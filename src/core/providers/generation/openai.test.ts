@@ -205,15 +205,38 @@ describe('OpenAiAnswerGenerator', () => {
     assert.ok(performance.now() - started < 1500);
   });
 
-  test('counts the stall limit between chunks, not over the whole answer', async () => {
-    // Each delta arrives promptly; the answer as a whole takes longer than the limit to read.
+  test('counts the stall limit while waiting for the server only, not while the caller holds a delta', async () => {
+    // The caller spends longer than the limit on the first and third deltas (a slow client), and
+    // longer than the limit on the whole answer; the server itself never pauses.
     const answers = generator({ timeoutMs: 150 }).generate(request);
     const received: string[] = [];
     for await (const delta of answers) {
       received.push(delta);
-      await new Promise((resolve) => setTimeout(resolve, 40));
+      await new Promise((resolve) => setTimeout(resolve, received.length === 1 || received.length === 3 ? 300 : 20));
     }
     assert.equal(received.join(''), fake.chat.answer);
+  });
+
+  test('retries a stream cut before any text, then answers', async () => {
+    fake.chat.replies.push({ endAfter: 0 });
+    assert.equal((await deltas(generator().generate(request))).join(''), fake.chat.answer);
+    assert.equal(fake.chat.requests.length, 2);
+  });
+
+  test('fails a stream cut after some text with BAD_GATEWAY, without retrying', async () => {
+    fake.chat.replies.push({ endAfter: 2 });
+    const { error, received } = await failure(generator().generate(request));
+    assert.equal(received.join(''), 'Refunds are');
+    assert.deepEqual([error.code, error.status], ['BAD_GATEWAY', 502]);
+    assert.equal(error.message, 'Chat completions request for model fake-chat failed while streaming the answer: the stream ended before the answer was complete');
+    assert.equal(fake.chat.requests.length, 1);
+  });
+
+  test('an empty answer is a BAD_GATEWAY naming the finish reason, not an empty reply', async () => {
+    fake.chat.replies.push({ answer: '' });
+    const { error } = await failure(generator().generate(request));
+    assert.equal(error.code, 'BAD_GATEWAY');
+    assert.equal(error.message, 'Chat completions request for model fake-chat failed after 1 try: the API answered no text (finish_reason stop)');
   });
 
   test('retries a refused connection, then fails with BAD_GATEWAY', async () => {

@@ -97,7 +97,7 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
   /** One try: sends the request and waits for the first text of the answer. */
   private async open(body: ChatCompletionsBody, signal: AbortSignal | undefined): Promise<OpenedAnswer> {
     const deadline = new Deadline(this.timeoutMs);
-    const context: AttemptContext = { apiKey: this.options.apiKey, signal: signal && undefined, timeout: deadline.signal, timeoutMs: this.timeoutMs };
+    const context: AttemptContext = { apiKey: this.options.apiKey, signal, timeout: deadline.signal, timeoutMs: this.timeoutMs };
     let response: Response;
     try {
       response = await postJson(this.url, body, context);
@@ -131,40 +131,29 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
         if (typeof content === 'string' && content) yield content;
         return typeof choice?.finish_reason === 'string' ? choice.finish_reason : null;
       }
-      let buffer = '';
-      let data: string[] = [];
-      for (;;) {
+      const nextChunk = async () => {
         // Once text flows the limit is a stall limit: it counts only the time spent waiting for the server.
         if (streamed) deadline.restart();
-        let chunk: ReadableStreamReadResult<string>;
         try {
-          chunk = await read(reader, context);
+          return await read(reader, context);
         } catch (error) {
           if (streamed && error instanceof AttemptError && error.timedOut) {
             throw new AttemptError(`the stream stalled: no data for ${this.timeoutMs} ms`, false, true);
           }
           throw error;
         }
-        // The end of the body also ends a last event that no blank line closed.
-        const lines = chunk.done ? [buffer, ''] : (buffer + chunk.value).split('\n');
-        buffer = chunk.done ? '' : lines.pop()!;
-        for (const rawLine of lines) {
-          const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
-          if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
-          // Other fields (`event:`, `id:`) and comments (`: keep-alive`) carry nothing we need.
-          if (line !== '' || data.length === 0) continue;
-          const event = data.join('\n');
-          data = [];
-          if (event.trim() === '[DONE]') return finishReason;
-          const choice = parsePayload(event, context.apiKey).choices?.[0];
-          if (typeof choice?.finish_reason === 'string') finishReason = choice.finish_reason;
-          const content = choice?.delta?.content;
-          if (typeof content === 'string' && content) {
-            streamed = true;
-            yield content;
-          }
+      };
+      for await (const event of sseEvents(nextChunk)) {
+        if (event.trim() === '[DONE]') return finishReason;
+        const choice = parsePayload(event, context.apiKey).choices?.[0];
+        if (typeof choice?.finish_reason === 'string') finishReason = choice.finish_reason;
+        const content = choice?.delta?.content;
+        if (typeof content === 'string' && content) {
+          streamed = true;
+          // A caller busy with a delta (a slow client) is not a stalled server: the limit pauses.
+          deadline.clear();
+          yield content;
         }
-        if (chunk.done) break;
       }
       // Servers that omit `[DONE]` still say why they stopped; silence on both means a cut connection.
       if (finishReason === null) throw new AttemptError('the stream ended before the answer was complete', !streamed);
@@ -173,6 +162,27 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
       deadline.clear();
       await reader?.cancel().catch(() => {});
     }
+  }
+}
+
+/** The data of each Server-Sent Event of a body, as each event completes. */
+async function* sseEvents(nextChunk: () => Promise<ReadableStreamReadResult<string>>): AsyncGenerator<string> {
+  let buffer = '';
+  let data: string[] = [];
+  for (;;) {
+    const chunk = await nextChunk();
+    // The end of the body also ends a last event that no blank line closed.
+    const lines = chunk.done ? [buffer, ''] : (buffer + chunk.value).split('\n');
+    buffer = chunk.done ? '' : lines.pop()!;
+    for (const rawLine of lines) {
+      const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+      if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+      // Other fields (`event:`, `id:`) and comments (`: keep-alive`) carry nothing we need.
+      if (line !== '' || data.length === 0) continue;
+      yield data.join('\n');
+      data = [];
+    }
+    if (chunk.done) return;
   }
 }
 
