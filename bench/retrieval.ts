@@ -6,14 +6,16 @@
  * keyword, vector and hybrid modes (topK 100) and prints one JSON line per split: nDCG@10,
  * recall@10 and recall@100 per mode, with the engine, the embedder and the timings.
  *
- *   npm run bench:retrieval [-- DATASET_DIR] [--split train|test|train,test] [--docs N] [--data-dir DIR]
+ *   npm run bench:retrieval [-- DATASET_DIR] [--split train|test|train,test] [--docs N] [--data-dir DIR] [--modes keyword,vector,hybrid]
  *
  * The retrieve route answers chunks; a document's rank is that of its best chunk, so the top 100
  * chunks hold fewer than 100 documents and recall@100 counts the documents among them.
  * `--docs N` indexes the judged documents plus N random others (see bench/scifact.ts): faster,
  * higher scores, comparable only between runs on the same subsample. `--data-dir DIR` (PGlite
  * only) keeps the ingested database in DIR and reuses it on the next run with the same corpus, so
- * that ranking settings can be tuned without ingesting again. The data set is read where it lies
+ * that ranking settings can be tuned without ingesting again. `--copies N` ingests every document
+ * N times (copy c has the id `<id>~c` and "(copy c)" appended to its title) to measure latency
+ * on a larger knowledge base; a copy counts as its original in the metrics. The data set is read where it lies
  * (default /work/shared/datasets/scifact), never copied. Tune on `train`; `test` is for reporting.
  */
 import { existsSync } from 'node:fs';
@@ -32,21 +34,25 @@ const { values: options, positionals } = parseArgs({
     docs: { type: 'string' },
     seed: { type: 'string', default: '1' },
     'data-dir': { type: 'string' },
+    modes: { type: 'string', default: 'keyword,vector,hybrid' },
+    copies: { type: 'string', default: '1' },
     // Queries in flight at once: the figures are quality, not load, so a few keep the run short.
     concurrency: { type: 'string', default: '4' },
   },
 });
-const MODES = ['keyword', 'vector', 'hybrid'] as const;
+const MODES = options.modes.split(',');
+if (MODES.some((mode) => !['keyword', 'vector', 'hybrid'].includes(mode))) throw new Error('--modes lists keyword, vector and hybrid.');
 const TOP_K = 100;
 const RECORDS_PER_JOB = 500;
 const dataset = positionals[0] ?? DEFAULT_SCIFACT_DIR;
 const splitNames = options.split.split(',');
 const docs = options.docs === undefined ? undefined : Number(options.docs);
+const copies = Number(options.copies);
 const scifact = await readSciFact(dataset, splitNames, docs, Number(options.seed));
 if (options['data-dir'] && process.env.DATABASE_URL) throw new Error('--data-dir keeps a PGlite database; it does not apply with DATABASE_URL.');
 
 /** What a kept database holds, so that a later run with the same corpus can reuse it. */
-type Kept = { corpus: string; documents: number; workspaceId: string; knowledgeBaseId: string; ingest: Record<string, unknown> };
+type Kept = { corpus: string; documents: number; copies: number; workspaceId: string; knowledgeBaseId: string; ingest: Record<string, unknown> };
 
 async function keptDatabase(dir: string): Promise<BenchDatabase> {
   await mkdir(dir, { recursive: true });
@@ -56,7 +62,7 @@ async function keptDatabase(dir: string): Promise<BenchDatabase> {
 const database = options['data-dir'] ? await keptDatabase(options['data-dir']) : await benchDatabase(process.env.DATABASE_URL);
 const statePath = options['data-dir'] ? join(options['data-dir'], 'scifact-bench.json') : undefined;
 const kept = statePath && existsSync(statePath) ? (JSON.parse(await readFile(statePath, 'utf8')) as Kept) : undefined;
-if (kept && (kept.corpus !== scifact.corpus || kept.documents !== scifact.documents.length)) {
+if (kept && (kept.corpus !== scifact.corpus || kept.documents !== scifact.documents.length || kept.copies !== copies)) {
   throw new Error(`${options['data-dir']} holds another corpus (${kept.corpus}); use another --data-dir.`);
 }
 const { server } = await startBenchServer(benchEnv(database, { INGESTION_WORKERS: process.env.INGESTION_WORKERS ?? '1' }));
@@ -67,7 +73,11 @@ async function ingestCorpus(base: string, token: string, workspaceId: string): P
   // Model loading is not ingestion.
   const { embedder } = server.context;
   await (embedder instanceof BuiltinEmbeddingProvider ? embedder.warmUp() : embedder.embed(['warm up']));
-  const records = scifact.documents.map((document) => ({ id: document._id, title: document.title, content: document.text }));
+  const records = Array.from({ length: copies }, (_, copy) =>
+    scifact.documents.map((document) =>
+      copy === 0 ? { id: document._id, title: document.title, content: document.text } : { id: `${document._id}~${copy}`, title: `${document.title} (copy ${copy})`, content: document.text },
+    ),
+  ).flat();
   const started = performance.now();
   const jobs = await ingestJobs(base, token, knowledgeBase.id, records, RECORDS_PER_JOB);
   const seconds = (performance.now() - started) / 1000;
@@ -75,6 +85,7 @@ async function ingestCorpus(base: string, token: string, workspaceId: string): P
   return {
     corpus: scifact.corpus,
     documents: scifact.documents.length,
+    copies,
     workspaceId,
     knowledgeBaseId: knowledgeBase.id,
     ingest: {
@@ -102,7 +113,7 @@ async function ask(base: string, token: string, knowledgeBaseId: string, queries
       const started = performance.now();
       const answer = await call(base, 'POST', `/api/v2/knowledge-bases/${knowledgeBaseId}/retrieve`, token, { query: query.text, mode, topK: TOP_K });
       latencies[mode]!.push(performance.now() - started);
-      const documents = [...new Set((answer.results as { recordId: string }[]).map((result) => result.recordId))];
+      const documents = [...new Set((answer.results as { recordId: string }[]).map((result) => result.recordId.split('~')[0]!))];
       rankings[mode]!.set(query._id, documents);
     }
   };
@@ -135,6 +146,7 @@ try {
         embedder: `${embedder.name}/${embedder.model}`,
         corpus: scifact.corpus,
         documents: scifact.documents.length,
+        copies,
         queries: queries.length,
         topK: TOP_K,
         ...Object.fromEntries(

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { useData } from './hooks.ts';
 import type { Job, JobStatus, KnowledgeBase, RecordResult } from './types.ts';
-import { ErrorNotice, formatTime, Loading, Pager, ProgressBar, StatusBadge, useApi } from './ui.tsx';
+import { BackLink, ErrorNotice, formatTime, LoadedView, Pager, ProgressBar, StatusBadge, Table, useApi } from './ui.tsx';
 
 const statuses: JobStatus[] = ['pending', 'processing', 'completed', 'failed', 'cancelled'];
 const jobsPath = '/api/v2/data-ingestion/jobs';
@@ -131,26 +131,15 @@ export function JobsView({ notice }: { notice?: string | undefined }) {
           {notice}
         </p>
       ) : null}
-      <ErrorNotice error={jobs.error} />
-      {jobs.loading ? <Loading /> : null}
-      {jobs.data ? (
-        jobs.data.jobs.length === 0 ? (
-          <p class="muted">No jobs{status ? ` with status ${status}` : ''}.</p>
-        ) : (
-          <table class="jobs">
-            <thead>
-              <tr>
-                <th>Created</th>
-                <th>Status</th>
-                <th>Adapter</th>
-                <th>Knowledge base</th>
-                <th>Progress</th>
-                <th>Records</th>
-                <th>Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {jobs.data.jobs.map((job) => (
+      <LoadedView loaded={jobs}>
+        {(data) => (
+          <>
+            <Table
+              name="jobs"
+              columns={['Created', 'Status', 'Adapter', 'Knowledge base', 'Progress', 'Records', 'Actions']}
+              rows={data.jobs}
+              empty={`No jobs${status ? ` with status ${status}` : ''}.`}
+              row={(job) => (
                 <tr key={job.id} data-job-id={job.id}>
                   <td>
                     <a href={`#/jobs/${job.id}`} title={job.id}>
@@ -175,12 +164,12 @@ export function JobsView({ notice }: { notice?: string | undefined }) {
                     <JobActions job={job} onChanged={jobs.refresh} />
                   </td>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : null}
-      {jobs.data ? <Pager total={jobs.data.total} offset={offset} limit={pageSize} onChange={setOffset} /> : null}
+              )}
+            />
+            <Pager total={data.total} offset={offset} limit={pageSize} onChange={setOffset} />
+          </>
+        )}
+      </LoadedView>
     </section>
   );
 }
@@ -207,30 +196,24 @@ function ResultsTable({ results, knowledgeBaseId }: { results: RecordResult[]; k
           <input type="checkbox" checked={onlyFailed} onChange={(event) => setOnlyFailed(event.currentTarget.checked)} /> Only failed
         </label>
       </header>
-      <table class="results">
-        <thead>
-          <tr>
-            <th>Record</th>
-            <th>Status</th>
-            <th>Detail</th>
-            <th>Entry</th>
+      <Table
+        name="results"
+        columns={['Record', 'Status', 'Detail', 'Entry']}
+        rows={rows.slice(0, shown)}
+        empty="No records yet."
+        row={(result) => (
+          <tr key={result.sourceId} class={`result-${result.status}`}>
+            <td>
+              <code>{result.sourceId}</code>
+            </td>
+            <td>
+              <StatusBadge status={result.status} />
+            </td>
+            <td>{result.error ?? [result.action, result.reason].filter(Boolean).join(' ')}</td>
+            <td>{result.entryId ? <a href={`#/knowledge-bases/${knowledgeBaseId}/entries/${result.entryId}`}>entry</a> : '—'}</td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.slice(0, shown).map((result) => (
-            <tr key={result.sourceId} class={`result-${result.status}`}>
-              <td>
-                <code>{result.sourceId}</code>
-              </td>
-              <td>
-                <StatusBadge status={result.status} />
-              </td>
-              <td>{result.error ?? [result.action, result.reason].filter(Boolean).join(' ')}</td>
-              <td>{result.entryId ? <a href={`#/knowledge-bases/${knowledgeBaseId}/entries/${result.entryId}`}>entry</a> : '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        )}
+      />
       {rows.length > shown ? (
         <button type="button" onClick={() => setShown(shown + resultsShown)}>
           Show {Math.min(resultsShown, rows.length - shown)} more
@@ -244,18 +227,14 @@ function ResultsTable({ results, knowledgeBaseId }: { results: RecordResult[]; k
 export function JobView({ jobId }: { jobId: string }) {
   const api = useApi();
   const job = useData((signal) => api.get<Job>(`${jobsPath}/${jobId}`, {}, signal), [jobId], isRunning);
-  const value = job.data;
   return (
     <section aria-labelledby="job-title">
-      <p>
-        <a href="#/jobs">← Jobs</a>
-      </p>
+      <BackLink href="#/jobs" label="Jobs" />
       <h2 id="job-title">
         Job <code>{jobId}</code>
       </h2>
-      <ErrorNotice error={job.error} />
-      {job.loading ? <Loading /> : null}
-      {value ? (
+      <LoadedView loaded={job}>
+        {(value) => (
         <>
           <dl class="facts">
             <dt>Status</dt>
@@ -309,9 +288,9 @@ export function JobView({ jobId }: { jobId: string }) {
           ) : null}
           <JobActions job={value} onChanged={job.refresh} />
           <ResultsTable results={value.data.results} knowledgeBaseId={value.data.knowledgeBaseId} />
-          {value.data.results.length === 0 && isRunning(value) ? <p class="muted">Results appear as records are processed.</p> : null}
         </>
-      ) : null}
+        )}
+      </LoadedView>
     </section>
   );
 }

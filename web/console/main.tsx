@@ -98,10 +98,11 @@ function Console() {
   const [notice, setNotice] = useState<string>();
   const route = useRoute();
   const [section = 'jobs'] = route;
+  const path = route.join('/');
   // The "job created" notice belongs to the visit of the job list that follows the upload.
   useEffect(() => {
-    if (section !== 'jobs') setNotice(undefined);
-  }, [section]);
+    if (path !== 'jobs') setNotice(undefined);
+  }, [path]);
 
   const signOut = (reason?: string) => {
     saveSession(undefined);

@@ -146,7 +146,7 @@ function Message({ message }: { message: SessionMessage }) {
         {message.feedback ? (
           <>
             Feedback: <span aria-label={message.feedback.rating === 'up' ? 'thumbs up' : 'thumbs down'}>{message.feedback.rating === 'up' ? '👍' : '👎'}</span>
-            {message.feedback.comment ? <q>{message.feedback.comment}</q> : null}
+            {message.feedback.comment ? <span class="comment"> “{message.feedback.comment}”</span> : null}
           </>
         ) : (
           <span class="muted">No feedback</span>

@@ -35,7 +35,7 @@ th { font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: v
 .progress { display: flex; align-items: center; gap: 8px; min-width: 180px; }
 .progress-track { flex: 1; height: 8px; border-radius: 4px; background: var(--line); overflow: hidden; }
 .progress-fill { height: 100%; background: var(--accent); transition: width .4s ease; }
-.progress-text { font-size: 12px; color: var(--muted); white-space: nowrap; font-variant-numeric: tabular-nums; }
+.progress-text { font-size: 12px; color: var(--muted); white-space: nowrap; font-variant-numeric: tabular-nums; min-width: 9.5em; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; background: var(--line); }
 .badge-completed, .badge-success, .badge-active { background: #d6f2e0; color: #135c32; }
 .badge-failed { background: #fbdcd9; color: #8c2119; }

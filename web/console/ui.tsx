@@ -1,7 +1,8 @@
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, VNode } from 'preact';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import { type Api, ApiError } from './api.ts';
+import type { Loaded } from './hooks.ts';
 
 export const ApiContext = createContext<Api | undefined>(undefined);
 
@@ -63,10 +64,43 @@ export function RequireScope({ scope, children }: { scope: string; children: Com
   return useApi().holds(scope) ? <>{children}</> : <ScopeNotice scopes={[scope]} />;
 }
 
-export function Loading() {
+/** A loaded resource's error and loading line, then `children(data)` once the data is there. */
+export function LoadedView<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
   return (
-    <p class="muted" aria-live="polite">
-      Loading…
+    <>
+      <ErrorNotice error={loaded.error} />
+      {loaded.loading ? (
+        <p class="muted" aria-live="polite">
+          Loading…
+        </p>
+      ) : null}
+      {loaded.data === undefined ? null : children(loaded.data)}
+    </>
+  );
+}
+
+/** A table with one header row, or the `empty` line when there are no rows. */
+export function Table<Row>({ name, columns, rows, empty, row }: { name: string; columns: string[]; rows: Row[]; empty: string; row: (item: Row) => VNode }) {
+  if (rows.length === 0) return <p class="muted">{empty}</p>;
+  return (
+    <table class={name}>
+      <thead>
+        <tr>
+          {columns.map((column) => (
+            <th key={column}>{column}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{rows.map(row)}</tbody>
+    </table>
+  );
+}
+
+/** The link back to the list a detail page was opened from. */
+export function BackLink({ href, label }: { href: string; label: string }) {
+  return (
+    <p>
+      <a href={href}>← {label}</a>
     </p>
   );
 }

@@ -94,25 +94,32 @@ export async function streamQuery(
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   const parser = new SseParser();
+  let answer: Answer | undefined;
+  // Read to the end (the server closes the stream after `done`) rather than cancel the body.
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
     for (const { event, data } of parser.push(value)) {
-      const payload = JSON.parse(data);
+      let payload;
+      try {
+        payload = JSON.parse(data);
+      } catch {
+        throw new RequestError(502, `The answer stream sent a malformed ${event} event.`);
+      }
       if (event === 'meta') handlers.onMeta(payload);
       else if (event === 'delta') handlers.onDelta(payload.text);
       else if (event === 'sources') handlers.onSources(payload.sources);
       else if (event === 'actions') handlers.onActions(payload.actions);
-      else if (event === 'done') {
-        await reader.cancel();
-        return payload as Answer;
-      } else if (event === 'error') {
+      else if (event === 'done') answer = payload as Answer;
+      else if (event === 'error') {
         await reader.cancel();
         throw new RequestError(payload.statusCode ?? 500, payload.message ?? 'The answer failed.');
       }
     }
   }
-  throw new RequestError(0, 'The answer stream ended early.');
+  // Cut off by a proxy or a crash: to the visitor, the assistant is in trouble, as with a 502.
+  if (!answer) throw new RequestError(502, 'The answer stream ended early.');
+  return answer;
 }
 
 /** Rates an answer (POST /api/v2/queries/{queryId}/feedback, 204). */

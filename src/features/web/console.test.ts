@@ -214,7 +214,9 @@ describe(`operator console in Chromium (${engine})`, () => {
       const percent = await progressOf(row);
       seen.add(percent);
       if (percent > 0 && percent < 100 && !screenshotTaken && engine === 'pglite') {
-        // The README's picture of the console; written once per run, from the embedded engine.
+        // The README's picture of the console; written once per run, from the embedded engine,
+        // after the bar's 0.4 s width transition.
+        await new Promise((resolve) => setTimeout(resolve, 500));
         await page.screenshot({ path: screenshotPath });
         screenshotTaken = true;
       }
@@ -228,20 +230,24 @@ describe(`operator console in Chromium (${engine})`, () => {
   });
 
   test('lists knowledge bases with their entry counts and browses an entry with its chunks', async () => {
-    const entries = await server.request('GET', `/api/v2/knowledge-bases/${knowledgeBaseId}/entries?limit=100`, { token });
+    const entries = await server.request('GET', `/api/v2/knowledge-bases/${knowledgeBaseId}/entries?limit=1`, { token });
     assert.equal(entries.status, 200);
-    assert.ok(entries.body.total > 0);
+    const uploaded = await server.request('GET', `/api/v2/data-ingestion/jobs/${uploadedJobId}`, { token });
+    const article = uploaded.body.data.results.find((result: any) => result.sourceId === 'kb-article-1001');
+    const entry = await server.request('GET', `/api/v2/knowledge-bases/${knowledgeBaseId}/entries/${article.entryId}`, { token });
+    assert.equal(entry.status, 200);
+    assert.ok(entry.body.chunks.length > 0);
 
     await openSection(page, 'Knowledge bases');
     const row = page.locator(`tr[data-knowledge-base-id="${knowledgeBaseId}"]`);
     await waitForText(row.locator('.entry-count'), String(entries.body.total));
     await row.getByRole('link', { name: 'Help center' }).click();
+    await waitForText(page.getByRole('heading', { level: 2 }), 'Entries of Help center');
 
-    const target = entries.body.entries.find((entry: any) => entry.recordId === 'kb-article-1001');
-    assert.ok(target, 'the fixture\'s first article was ingested');
-    await page.getByRole('link', { name: target.title, exact: true }).click();
-    await waitForText(page.getByRole('heading', { level: 2 }), target.title);
-    const entry = await server.request('GET', `/api/v2/knowledge-bases/${knowledgeBaseId}/entries/${target.id}`, { token });
+    await page.getByPlaceholder('Title contains').fill(entry.body.title);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: entry.body.title, exact: true }).click();
+    await waitForText(page.getByRole('heading', { level: 2 }), entry.body.title);
     await waitForText(page.getByRole('heading', { level: 3 }), `Chunks (${entry.body.chunks.length})`);
     const chunks = page.locator('ol.chunks > li');
     assert.equal(await chunks.count(), entry.body.chunks.length);
@@ -261,8 +267,11 @@ describe(`operator console in Chromium (${engine})`, () => {
     });
     assert.equal(experience.status, 201);
     const experienceId: string = experience.body.id;
-    const created = await server.request('POST', '/api/v2/sessions', { token, body: { experienceId, userId: 'ada@example.com' } });
-    assert.equal(created.status, 201);
+    const asked = await server.request('POST', '/api/v2/query', { body: { experienceId, userId: 'ada@example.com', text: 'How do exports and limits work?' } });
+    assert.equal(asked.status, 200);
+    assert.ok(asked.body.sources.length > 0, 'the bulk articles answer the question');
+    const rated = await server.request('POST', `/api/v2/queries/${asked.body.queryId}/feedback`, { body: { rating: 'down', comment: 'Too vague' } });
+    assert.equal(rated.status, 204);
 
     await openSection(page, 'Experiences');
     const card = page.locator(`article[data-experience-id="${experienceId}"]`);
@@ -276,15 +285,49 @@ describe(`operator console in Chromium (${engine})`, () => {
     await script.waitFor({ state: 'attached' });
     assert.equal(await script.getAttribute('src'), `${server.url}/widget.js`);
     assert.equal(await script.getAttribute('data-token'), null, 'a public experience gets no token');
+    // The widget itself, opened by data-open, answers in the playground.
+    await frame.getByLabel('Your question').fill('What are the export limits?');
+    await frame.getByRole('button', { name: 'Send' }).click();
+    await waitForText(frame.getByRole('article', { name: 'Answer' }), 'Bulk article');
 
     await openSection(page, 'Experiences');
     await card.getByRole('link', { name: 'Sessions' }).click();
-    const sessionRow = page.locator('table.sessions tbody tr');
-    await waitForText(sessionRow, 'ada@example.com');
-    assert.equal(await sessionRow.count(), 1);
+    const sessionRows = page.locator('table.sessions tbody tr');
+    await waitForText(sessionRows.filter({ hasText: 'anonymous' }), 'Support bot');
+    assert.equal(await sessionRows.count(), 2, 'the question asked in the playground started a session too');
+    const sessionRow = sessionRows.filter({ hasText: 'ada@example.com' });
+    assert.match(await sessionRow.innerText(), /ada@example\.com\s+active\s+1/);
     await sessionRow.getByRole('link').click();
-    await waitForText(page.getByRole('heading', { level: 2 }), created.body.id);
-    await waitForText(page.getByRole('heading', { level: 3 }), 'Transcript (0)');
+    await waitForText(page.getByRole('heading', { level: 2 }), asked.body.sessionId);
+    await waitForText(page.getByRole('heading', { level: 3 }), 'Transcript (1)');
+    const message = page.locator('ol.transcript > li');
+    assert.equal(await message.locator('.question').innerText(), 'Q: How do exports and limits work?');
+    assert.equal(await message.locator('.answer').innerText(), asked.body.answer);
+    assert.equal(await message.locator('ol.sources > li').count(), asked.body.sources.length);
+    assert.match(await message.locator('ol.sources > li').first().innerText(), new RegExp(`^${asked.body.sources[0].title}`));
+    assert.equal(await message.locator('.feedback').innerText(), 'Feedback: 👎 “Too vague”');
+  });
+
+  test('an idle job list polls at growing intervals', async () => {
+    await stopWorkers();
+    await openSection(page, 'Upload');
+    const listed: number[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (new URL(request.url()).pathname === '/api/v2/data-ingestion/jobs') listed.push(Date.now());
+    };
+    page.on('request', onRequest);
+    try {
+      await openSection(page, 'Jobs');
+      // Nothing changes without a worker: the waits should be about 1, 1.6, 2.6 and 4.1 s.
+      await new Promise((resolve) => setTimeout(resolve, 9_800));
+    } finally {
+      page.off('request', onRequest);
+    }
+    const gaps = listed.slice(1).map((time, index) => time - listed[index]!);
+    assert.ok(gaps.length >= 3 && gaps.length <= 5, `4 polls expected in 9.8 s; gaps: ${gaps.join(', ')}`);
+    for (let index = 1; index < gaps.length; index += 1) {
+      assert.ok(gaps[index]! > gaps[index - 1]! * 1.3, `each wait is longer than the last; gaps: ${gaps.join(', ')}`);
+    }
   });
 
   test('a token lacking a scope shows which scope is missing, and cannot cancel a job', async () => {

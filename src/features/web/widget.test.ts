@@ -18,6 +18,7 @@ import { startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, ingest } from '../../../test/ingestion.ts';
 import { installErrorHandling } from '../../core/http/error-handler.ts';
 import type { App } from '../../core/http/app-types.ts';
+import { ErrorBodySchema } from '../../core/http/schemas.ts';
 import { serveBundle, servePage } from './bundles.ts';
 
 const screenshotPath = fileURLToPath(new URL('../../../docs/images/widget.png', import.meta.url));
@@ -161,13 +162,14 @@ describe('GET /widget.js and GET /demo', () => {
 
   test('/demo with an experienceId that is not a UUID is a 400', async () => {
     assertExactError(await server.request('GET', '/demo?experienceId=nope'), 400, '/demo', {
-      errors: [{ path: '/experienceId', message: 'must match format "uuid"' }],
+      errors: [{ path: 'querystring:/experienceId', message: 'must match format "uuid"' }],
     });
   });
 
   test('a bundle that was not built is a 503 naming `npm run build`, for the script and for its page', async () => {
     const app = Fastify() as unknown as App;
     installErrorHandling(app);
+    app.addSchema(ErrorBodySchema);
     serveBundle(app, 'not-built');
     servePage(app, '/not-built-page', { title: 'Not built', bundle: 'not-built-either' });
     await app.ready();
@@ -208,6 +210,7 @@ describe('the chat widget in Chromium', () => {
     const response = page.waitForResponse((candidate) => candidate.url().endsWith('/api/v2/query'));
     const answer = await ask(page, 'How long do refunds take?');
     const query = await response;
+    assert.equal(query.status(), 200, await query.text());
     assert.equal(query.request().headers().accept, 'text/event-stream');
     assert.equal(query.headers()['content-type'], 'text/event-stream; charset=utf-8');
     const events = (await query.text()).split('\n').filter((line) => line.startsWith('event: '));
@@ -273,25 +276,20 @@ describe('the chat widget in Chromium', () => {
   });
 
   test('trigger_handover and send_event dispatch lore:handover and lore:event on window with the action', async () => {
-    const received = page.evaluate(
-      () =>
-        new Promise<unknown[]>((resolve) => {
-          const events: unknown[] = [];
-          const keep = (event: Event) => {
-            events.push({ type: event.type, detail: (event as CustomEvent).detail });
-            if (events.length === 2) resolve(events);
-          };
-          window.addEventListener('lore:handover', keep);
-          window.addEventListener('lore:event', keep);
-        }),
-    );
+    await page.evaluate(() => {
+      const received: unknown[] = [];
+      Object.assign(window, { received });
+      for (const type of ['lore:handover', 'lore:event']) {
+        window.addEventListener(type, (event) => received.push({ type: event.type, detail: (event as CustomEvent).detail }));
+      }
+    });
     const last = widget.answers(page).last();
     await last.getByRole('button', { name: 'Talk to a person' }).click();
     await last.getByRole('button', { name: 'Get a coupon' }).click();
     const { sessionId, messages } = await stored(page);
     const queryId = messages.at(-1).queryId;
     const common = { experienceId, sessionId, queryId };
-    assert.deepEqual(await received, [
+    assert.deepEqual(await page.evaluate(() => (window as unknown as { received: unknown[] }).received), [
       { type: 'lore:handover', detail: { type: 'trigger_handover', agentType: 'support', actionId: 'human', label: 'Talk to a person', ...common } },
       {
         type: 'lore:event',
@@ -319,16 +317,20 @@ describe('the chat widget in Chromium', () => {
       page.evaluate(() => {
         const active = document.querySelector('lore-chat')!.shadowRoot!.activeElement as HTMLElement | null;
         if (!active) return 'outside the widget';
-        return `${active.closest('.panel') ? 'panel' : 'outside the panel'}: ${active.getAttribute('aria-label') ?? active.id}`;
+        return `${active.closest('.panel') ? 'panel' : 'outside the panel'}: ${active.getAttribute('aria-label') || active.id || active.textContent}`;
       });
     await widget.field(page).focus();
+    // Around the panel once forward and once backward, and a little further each time.
+    const stops = await page.locator('lore-chat .panel').locator('button:not([disabled]), a[href], textarea').count();
     const seen = new Set<string>();
-    for (let step = 0; step < 16; step += 1) {
-      await page.keyboard.press(step < 8 ? 'Tab' : 'Shift+Tab');
-      seen.add(await focused());
+    for (const key of ['Tab', 'Shift+Tab']) {
+      for (let step = 0; step < stops + 2; step += 1) {
+        await page.keyboard.press(key);
+        seen.add(await focused());
+      }
     }
     assert.deepEqual([...seen].filter((where) => !where.startsWith('panel: ')), [], 'the focus never left the panel');
-    for (const control of ['New conversation', 'Close chat', 'lore-question']) assert.ok(seen.has(`panel: ${control}`), [...seen].join(', '));
+    for (const control of ['New conversation', 'Close chat', 'lore-question', 'Helpful', 'Talk to a person', 'Refund policy']) assert.ok(seen.has(`panel: ${control}`), [...seen].join(', '));
     await page.keyboard.press('Escape');
     assert.equal(await widget.panel(page).isVisible(), false);
     assert.equal(await focused(), 'outside the panel: Open chat');
