@@ -14,7 +14,7 @@ function testFiles(dir) {
 }
 
 const filter = process.argv.slice(2);
-const files = ['src', 'test'].flatMap(testFiles).filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)));
+const files = ['src', 'test', 'web'].flatMap(testFiles).filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)));
 const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
 const engines = (process.env.LORE_TEST_ENGINES ?? (serverUrl ? 'pglite,postgres' : 'pglite')).split(',');
 

@@ -1,6 +1,7 @@
+import { Fragment } from 'preact';
 import { navigate, useData } from './hooks.ts';
-import type { Experience, KnowledgeBase } from './types.ts';
-import { ErrorNotice, formatTime, JsonBlock, Loading, useApi } from './ui.tsx';
+import type { Experience } from './types.ts';
+import { formatTime, JsonBlock, LoadedView, useApi, useNames } from './ui.tsx';
 
 const experiencesPath = '/api/v2/experiences';
 
@@ -16,80 +17,82 @@ function actionLabel(action: object): string {
   return String(template.label ?? template.id);
 }
 
-export function ExperiencesView() {
-  const api = useApi();
-  const experiences = useExperiences();
-  const knowledgeBases = useData(
-    async (signal) =>
-      api.holds('knowledge-bases:read')
-        ? (await api.get<{ knowledgeBases: KnowledgeBase[] }>('/api/v2/knowledge-bases', { limit: 100 }, signal)).knowledgeBases
-        : [],
-    [],
+/** An experience with its knowledge bases, access rules, settings and actions. */
+function ExperienceCard({ experience, knowledgeBaseNames: names }: { experience: Experience; knowledgeBaseNames: Map<string, string> }) {
+  return (
+    <article class="card experience" data-experience-id={experience.id}>
+      <header class="section-header">
+        <h3>{experience.name}</h3>
+        <a class="button" href={`#/playground/${experience.id}`}>
+          Try in playground
+        </a>
+        <a class="button" href={`#/sessions/experience/${experience.id}`}>
+          Sessions
+        </a>
+      </header>
+      <dl class="facts">
+        <dt>Id</dt>
+        <dd>
+          <code>{experience.id}</code>
+        </dd>
+        <dt>Knowledge bases</dt>
+        <dd>
+          {experience.knowledgeBaseIds.length === 0
+            ? 'none'
+            : experience.knowledgeBaseIds.map((id, index) => (
+                <Fragment key={id}>
+                  {index > 0 ? ', ' : ''}
+                  <a href={`#/knowledge-bases/${id}`}>{names.get(id) ?? <code>{id.slice(0, 8)}</code>}</a>
+                </Fragment>
+              ))}
+        </dd>
+        <dt>Access</dt>
+        <dd>
+          {experience.requireAuth ? 'token with query:execute required' : 'public'}; origins:{' '}
+          {experience.allowedOrigins.length === 0 ? 'any' : experience.allowedOrigins.join(', ')}
+        </dd>
+        <dt>Settings</dt>
+        <dd>
+          <JsonBlock value={experience.settings} />
+        </dd>
+        <dt>Actions</dt>
+        <dd>{experience.actions.length === 0 ? 'none' : experience.actions.map(actionLabel).join(', ')}</dd>
+        <dt>Fallback message</dt>
+        <dd>{experience.fallbackMessage}</dd>
+        <dt>Updated</dt>
+        <dd>{formatTime(experience.updatedAt)}</dd>
+      </dl>
+      {experience.instructions ? (
+        <details>
+          <summary>Instructions</summary>
+          <pre class="content">{experience.instructions}</pre>
+        </details>
+      ) : null}
+      {experience.actions.length > 0 ? (
+        <details>
+          <summary>Action templates</summary>
+          <JsonBlock value={experience.actions} />
+        </details>
+      ) : null}
+    </article>
   );
-  const names = new Map((knowledgeBases.data ?? []).map((knowledgeBase) => [knowledgeBase.id, knowledgeBase.name]));
+}
+
+export function ExperiencesView() {
+  const experiences = useExperiences();
+  const names = useNames('knowledge-bases:read', '/api/v2/knowledge-bases', 'knowledgeBases');
   return (
     <section aria-labelledby="experiences-title">
       <h2 id="experiences-title">Experiences</h2>
-      <ErrorNotice error={experiences.error} />
-      {experiences.loading ? <Loading /> : null}
-      {experiences.data?.experiences.length === 0 ? <p class="muted">No experiences.</p> : null}
-      {experiences.data?.experiences.map((experience) => (
-        <article key={experience.id} class="card experience" data-experience-id={experience.id}>
-          <header class="section-header">
-            <h3>{experience.name}</h3>
-            <a class="button" href={`#/playground/${experience.id}`}>
-              Try in playground
-            </a>
-            <a class="button" href={`#/sessions/experience/${experience.id}`}>
-              Sessions
-            </a>
-          </header>
-          <dl class="facts">
-            <dt>Id</dt>
-            <dd>
-              <code>{experience.id}</code>
-            </dd>
-            <dt>Knowledge bases</dt>
-            <dd>
-              {experience.knowledgeBaseIds.length === 0
-                ? 'none'
-                : experience.knowledgeBaseIds.map((id, index) => (
-                    <>
-                      {index > 0 ? ', ' : ''}
-                      <a href={`#/knowledge-bases/${id}`}>{names.get(id) ?? <code>{id.slice(0, 8)}</code>}</a>
-                    </>
-                  ))}
-            </dd>
-            <dt>Access</dt>
-            <dd>
-              {experience.requireAuth ? 'token with query:execute required' : 'public'}; origins:{' '}
-              {experience.allowedOrigins.length === 0 ? 'any' : experience.allowedOrigins.join(', ')}
-            </dd>
-            <dt>Settings</dt>
-            <dd>
-              <JsonBlock value={experience.settings} />
-            </dd>
-            <dt>Actions</dt>
-            <dd>{experience.actions.length === 0 ? 'none' : experience.actions.map(actionLabel).join(', ')}</dd>
-            <dt>Fallback message</dt>
-            <dd>{experience.fallbackMessage}</dd>
-            <dt>Updated</dt>
-            <dd>{formatTime(experience.updatedAt)}</dd>
-          </dl>
-          {experience.instructions ? (
-            <details>
-              <summary>Instructions</summary>
-              <pre class="content">{experience.instructions}</pre>
-            </details>
-          ) : null}
-          {experience.actions.length > 0 ? (
-            <details>
-              <summary>Action templates</summary>
-              <JsonBlock value={experience.actions} />
-            </details>
-          ) : null}
-        </article>
-      ))}
+      <LoadedView loaded={experiences}>
+        {(data) =>
+          data.experiences.length === 0 ? (
+            <p class="muted">No experiences.</p>
+          ) : (
+            data.experiences.map((experience) => <ExperienceCard key={experience.id} experience={experience} knowledgeBaseNames={names} />)
+          )
+        }
+      </LoadedView>
     </section>
   );
 }
@@ -126,23 +129,23 @@ export function PlaygroundView({ experienceId }: { experienceId: string | undefi
   return (
     <section aria-labelledby="playground-title">
       <h2 id="playground-title">Playground</h2>
-      <ErrorNotice error={experiences.error} />
-      {experiences.loading ? <Loading /> : null}
-      {experiences.data ? (
-        <label>
-          Experience{' '}
-          <select name="experience" value={experienceId ?? ''} onChange={(event) => navigate('playground', event.currentTarget.value)}>
-            <option value="" disabled>
-              Choose an experience
-            </option>
-            {experiences.data.experiences.map((experience) => (
-              <option key={experience.id} value={experience.id}>
-                {experience.name}
+      <LoadedView loaded={experiences}>
+        {(data) => (
+          <label>
+            Experience{' '}
+            <select name="experience" value={experienceId ?? ''} onChange={(event) => navigate('playground', event.currentTarget.value)}>
+              <option value="" disabled>
+                Choose an experience
               </option>
-            ))}
-          </select>
-        </label>
-      ) : null}
+              {data.experiences.map((experience) => (
+                <option key={experience.id} value={experience.id}>
+                  {experience.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+      </LoadedView>
       {chosen ? (
         <>
           {chosen.requireAuth && !token ? (

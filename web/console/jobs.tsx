@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { useData } from './hooks.ts';
-import type { Job, JobStatus, KnowledgeBase, RecordResult } from './types.ts';
-import { BackLink, ErrorNotice, formatTime, LoadedView, Pager, ProgressBar, StatusBadge, Table, useApi } from './ui.tsx';
+import type { Job, JobStatus, RecordResult } from './types.ts';
+import { DetailPage, ErrorNotice, formatTime, PagedTable, ProgressBar, StatusBadge, Table, useApi, useNames } from './ui.tsx';
 
 const statuses: JobStatus[] = ['pending', 'processing', 'completed', 'failed', 'cancelled'];
 const jobsPath = '/api/v2/data-ingestion/jobs';
@@ -23,19 +23,6 @@ async function downloadPayload(api: Api, jobId: string): Promise<void> {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-}
-
-/** Knowledge-base names by id, for labelling jobs; empty when the token cannot read them. */
-function useKnowledgeBaseNames(): Map<string, string> {
-  const api = useApi();
-  const loaded = useData(
-    async (signal) =>
-      api.holds('knowledge-bases:read')
-        ? (await api.get<{ knowledgeBases: KnowledgeBase[] }>('/api/v2/knowledge-bases', { limit: 100 }, signal)).knowledgeBases
-        : [],
-    [],
-  );
-  return new Map((loaded.data ?? []).map((knowledgeBase) => [knowledgeBase.id, knowledgeBase.name]));
 }
 
 /** The Payload and Cancel buttons of a job, with the error of the last click. */
@@ -89,7 +76,7 @@ export function JobsView({ notice }: { notice?: string | undefined }) {
   const api = useApi();
   const [status, setStatus] = useState<JobStatus | ''>('');
   const [offset, setOffset] = useState(0);
-  const names = useKnowledgeBaseNames();
+  const names = useNames('knowledge-bases:read', '/api/v2/knowledge-bases', 'knowledgeBases');
   const jobs = useData(
     (signal) => api.get<{ total: number; jobs: Job[] }>(jobsPath, { status, limit: pageSize, offset }, signal),
     [status, offset],
@@ -131,45 +118,42 @@ export function JobsView({ notice }: { notice?: string | undefined }) {
           {notice}
         </p>
       ) : null}
-      <LoadedView loaded={jobs}>
-        {(data) => (
-          <>
-            <Table
-              name="jobs"
-              columns={['Created', 'Status', 'Adapter', 'Knowledge base', 'Progress', 'Records', 'Actions']}
-              rows={data.jobs}
-              empty={`No jobs${status ? ` with status ${status}` : ''}.`}
-              row={(job) => (
-                <tr key={job.id} data-job-id={job.id}>
-                  <td>
-                    <a href={`#/jobs/${job.id}`} title={job.id}>
-                      {formatTime(job.created_at)}
-                    </a>
-                  </td>
-                  <td>
-                    <StatusBadge status={job.status} />
-                  </td>
-                  <td>{job.data.adapterType}</td>
-                  <td>{names.get(job.data.knowledgeBaseId) ?? <code>{job.data.knowledgeBaseId.slice(0, 8)}</code>}</td>
-                  <td class="progress-cell">
-                    <JobProgress job={job} />
-                  </td>
-                  <td>
-                    <Counts job={job} />
-                  </td>
-                  <td>
-                    <a class="button" href={`#/jobs/${job.id}`}>
-                      Details
-                    </a>
-                    <JobActions job={job} onChanged={jobs.refresh} />
-                  </td>
-                </tr>
-              )}
-            />
-            <Pager total={data.total} offset={offset} limit={pageSize} onChange={setOffset} />
-          </>
+      <PagedTable
+        loaded={jobs}
+        rowsOf={(answer) => answer.jobs}
+        offset={offset}
+        limit={pageSize}
+        onOffset={setOffset}
+        name="jobs"
+        columns={['Created', 'Status', 'Adapter', 'Knowledge base', 'Progress', 'Records', 'Actions']}
+        empty={`No jobs${status ? ` with status ${status}` : ''}.`}
+        row={(job) => (
+          <tr key={job.id} data-job-id={job.id}>
+            <td>
+              <a href={`#/jobs/${job.id}`} title={job.id}>
+                {formatTime(job.created_at)}
+              </a>
+            </td>
+            <td>
+              <StatusBadge status={job.status} />
+            </td>
+            <td>{job.data.adapterType}</td>
+            <td>{names.get(job.data.knowledgeBaseId) ?? <code>{job.data.knowledgeBaseId.slice(0, 8)}</code>}</td>
+            <td class="progress-cell">
+              <JobProgress job={job} />
+            </td>
+            <td>
+              <Counts job={job} />
+            </td>
+            <td>
+              <a class="button" href={`#/jobs/${job.id}`}>
+                Details
+              </a>
+              <JobActions job={job} onChanged={jobs.refresh} />
+            </td>
+          </tr>
         )}
-      </LoadedView>
+      />
     </section>
   );
 }
@@ -228,13 +212,8 @@ export function JobView({ jobId }: { jobId: string }) {
   const api = useApi();
   const job = useData((signal) => api.get<Job>(`${jobsPath}/${jobId}`, {}, signal), [jobId], isRunning);
   return (
-    <section aria-labelledby="job-title">
-      <BackLink href="#/jobs" label="Jobs" />
-      <h2 id="job-title">
-        Job <code>{jobId}</code>
-      </h2>
-      <LoadedView loaded={job}>
-        {(value) => (
+    <DetailPage kind="Job" id={jobId} back={['#/jobs', 'Jobs']} loaded={job}>
+      {(value) => (
         <>
           <dl class="facts">
             <dt>Status</dt>
@@ -289,8 +268,7 @@ export function JobView({ jobId }: { jobId: string }) {
           <JobActions job={value} onChanged={job.refresh} />
           <ResultsTable results={value.data.results} knowledgeBaseId={value.data.knowledgeBaseId} />
         </>
-        )}
-      </LoadedView>
-    </section>
+      )}
+    </DetailPage>
   );
 }

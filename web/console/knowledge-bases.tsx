@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useData } from './hooks.ts';
 import type { Entry, EntryWithChunks, KnowledgeBase } from './types.ts';
-import { ErrorNotice, formatTime, JsonBlock, Loading, Pager, useApi } from './ui.tsx';
+import { BackLink, formatTime, JsonBlock, LoadedView, PagedTable, useApi } from './ui.tsx';
 
 const basePath = '/api/v2/knowledge-bases';
 const pageSize = 20;
@@ -24,48 +24,36 @@ export function KnowledgeBasesView() {
   return (
     <section aria-labelledby="kb-title">
       <h2 id="kb-title">Knowledge bases</h2>
-      <ErrorNotice error={list.error} />
-      {list.loading ? <Loading /> : null}
-      {list.data ? (
-        list.data.knowledgeBases.length === 0 ? (
-          <p class="muted">No knowledge bases.</p>
-        ) : (
-          <table class="knowledge-bases">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Entries</th>
-                <th>Chunking</th>
-                <th>Embeddings</th>
-                <th>Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.knowledgeBases.map((knowledgeBase) => (
-                <tr key={knowledgeBase.id} data-knowledge-base-id={knowledgeBase.id}>
-                  <td>
-                    <a href={`#/knowledge-bases/${knowledgeBase.id}`}>{knowledgeBase.name}</a>
-                    {knowledgeBase.description ? <div class="muted">{knowledgeBase.description}</div> : null}
-                  </td>
-                  <td>
-                    <EntryCount knowledgeBaseId={knowledgeBase.id} />
-                  </td>
-                  <td>
-                    {knowledgeBase.chunkSize} chars, {knowledgeBase.chunkOverlap} overlap
-                  </td>
-                  <td>
-                    {knowledgeBase.embedding
-                      ? `${knowledgeBase.embedding.provider}/${knowledgeBase.embedding.model} (${knowledgeBase.embedding.dimension})`
-                      : 'none yet'}
-                  </td>
-                  <td>{formatTime(knowledgeBase.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : null}
-      {list.data ? <Pager total={list.data.total} offset={offset} limit={pageSize} onChange={setOffset} /> : null}
+      <PagedTable
+        loaded={list}
+        rowsOf={(answer) => answer.knowledgeBases}
+        offset={offset}
+        limit={pageSize}
+        onOffset={setOffset}
+        name="knowledge-bases"
+        columns={['Name', 'Entries', 'Chunking', 'Embeddings', 'Updated']}
+        empty="No knowledge bases."
+        row={(knowledgeBase) => (
+          <tr key={knowledgeBase.id} data-knowledge-base-id={knowledgeBase.id}>
+            <td>
+              <a href={`#/knowledge-bases/${knowledgeBase.id}`}>{knowledgeBase.name}</a>
+              {knowledgeBase.description ? <div class="muted">{knowledgeBase.description}</div> : null}
+            </td>
+            <td>
+              <EntryCount knowledgeBaseId={knowledgeBase.id} />
+            </td>
+            <td>
+              {knowledgeBase.chunkSize} chars, {knowledgeBase.chunkOverlap} overlap
+            </td>
+            <td>
+              {knowledgeBase.embedding
+                ? `${knowledgeBase.embedding.provider}/${knowledgeBase.embedding.model} (${knowledgeBase.embedding.dimension})`
+                : 'none yet'}
+            </td>
+            <td>{formatTime(knowledgeBase.updatedAt)}</td>
+          </tr>
+        )}
+      />
     </section>
   );
 }
@@ -84,9 +72,7 @@ export function EntriesView({ knowledgeBaseId }: { knowledgeBaseId: string }) {
   );
   return (
     <section aria-labelledby="entries-title">
-      <p>
-        <a href="#/knowledge-bases">← Knowledge bases</a>
-      </p>
+      <BackLink href="#/knowledge-bases" label="Knowledge bases" />
       <h2 id="entries-title">Entries of {knowledgeBase.data?.name ?? 'the knowledge base'}</h2>
       <form
         class="filters"
@@ -101,43 +87,30 @@ export function EntriesView({ knowledgeBaseId }: { knowledgeBaseId: string }) {
         <input name="tag" placeholder="Tag" value={draft.tag} onInput={(event) => setDraft({ ...draft, tag: event.currentTarget.value })} />
         <button type="submit">Search</button>
       </form>
-      <ErrorNotice error={entries.error} />
-      {entries.loading ? <Loading /> : null}
-      {entries.data ? (
-        entries.data.entries.length === 0 ? (
-          <p class="muted">No entries.</p>
-        ) : (
-          <table class="entries">
-            <thead>
-              <tr>
-                <th>Title</th>
-                <th>Record id</th>
-                <th>Type</th>
-                <th>Tags</th>
-                <th>Chunks</th>
-                <th>Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.data.entries.map((entry) => (
-                <tr key={entry.id}>
-                  <td>
-                    <a href={`#/knowledge-bases/${knowledgeBaseId}/entries/${entry.id}`}>{entry.title}</a>
-                  </td>
-                  <td>
-                    <code>{entry.recordId}</code>
-                  </td>
-                  <td>{entry.contentType}</td>
-                  <td>{entry.tags.join(', ')}</td>
-                  <td>{entry.chunkCount}</td>
-                  <td>{formatTime(entry.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : null}
-      {entries.data ? <Pager total={entries.data.total} offset={offset} limit={pageSize} onChange={setOffset} /> : null}
+      <PagedTable
+        loaded={entries}
+        rowsOf={(answer) => answer.entries}
+        offset={offset}
+        limit={pageSize}
+        onOffset={setOffset}
+        name="entries"
+        columns={['Title', 'Record id', 'Type', 'Tags', 'Chunks', 'Updated']}
+        empty="No entries."
+        row={(entry) => (
+          <tr key={entry.id}>
+            <td>
+              <a href={`#/knowledge-bases/${knowledgeBaseId}/entries/${entry.id}`}>{entry.title}</a>
+            </td>
+            <td>
+              <code>{entry.recordId}</code>
+            </td>
+            <td>{entry.contentType}</td>
+            <td>{entry.tags.join(', ')}</td>
+            <td>{entry.chunkCount}</td>
+            <td>{formatTime(entry.updatedAt)}</td>
+          </tr>
+        )}
+      />
     </section>
   );
 }
@@ -146,69 +119,66 @@ export function EntriesView({ knowledgeBaseId }: { knowledgeBaseId: string }) {
 export function EntryView({ knowledgeBaseId, entryId }: { knowledgeBaseId: string; entryId: string }) {
   const api = useApi();
   const entry = useData((signal) => api.get<EntryWithChunks>(`${basePath}/${knowledgeBaseId}/entries/${entryId}`, {}, signal), [knowledgeBaseId, entryId]);
-  const value = entry.data;
   return (
     <section aria-labelledby="entry-title">
-      <p>
-        <a href={`#/knowledge-bases/${knowledgeBaseId}`}>← Entries</a>
-      </p>
-      <ErrorNotice error={entry.error} />
-      {entry.loading ? <Loading /> : null}
-      {value ? (
-        <>
-          <h2 id="entry-title">{value.title}</h2>
-          <dl class="facts">
-            <dt>Record id</dt>
-            <dd>
-              <code>{value.recordId}</code>
-            </dd>
-            <dt>Content type</dt>
-            <dd>{value.contentType}</dd>
-            <dt>URL</dt>
-            <dd>
-              {value.url ? (
-                <a href={value.url} target="_blank" rel="noopener noreferrer">
-                  {value.url}
-                </a>
-              ) : (
-                '—'
-              )}
-            </dd>
-            <dt>Tags</dt>
-            <dd>{value.tags.length > 0 ? value.tags.join(', ') : '—'}</dd>
-            <dt>Created / updated</dt>
-            <dd>
-              {formatTime(value.createdAt)} / {formatTime(value.updatedAt)}
-            </dd>
-            <dt>Content hash</dt>
-            <dd>
-              <code>{value.contentHash}</code>
-            </dd>
-          </dl>
-          {Object.keys(value.metadata).length > 0 ? (
+      <BackLink href={`#/knowledge-bases/${knowledgeBaseId}`} label="Entries" />
+      <LoadedView loaded={entry}>
+        {(value) => (
+          <>
+            <h2 id="entry-title">{value.title}</h2>
+            <dl class="facts">
+              <dt>Record id</dt>
+              <dd>
+                <code>{value.recordId}</code>
+              </dd>
+              <dt>Content type</dt>
+              <dd>{value.contentType}</dd>
+              <dt>URL</dt>
+              <dd>
+                {value.url ? (
+                  <a href={value.url} target="_blank" rel="noopener noreferrer">
+                    {value.url}
+                  </a>
+                ) : (
+                  '—'
+                )}
+              </dd>
+              <dt>Tags</dt>
+              <dd>{value.tags.length > 0 ? value.tags.join(', ') : '—'}</dd>
+              <dt>Created / updated</dt>
+              <dd>
+                {formatTime(value.createdAt)} / {formatTime(value.updatedAt)}
+              </dd>
+              <dt>Content hash</dt>
+              <dd>
+                <code>{value.contentHash}</code>
+              </dd>
+            </dl>
+            {Object.keys(value.metadata).length > 0 ? (
+              <details>
+                <summary>Metadata</summary>
+                <JsonBlock value={value.metadata} />
+              </details>
+            ) : null}
             <details>
-              <summary>Metadata</summary>
-              <JsonBlock value={value.metadata} />
+              <summary>Content ({value.content.length} characters)</summary>
+              <pre class="content">{value.content}</pre>
             </details>
-          ) : null}
-          <details>
-            <summary>Content ({value.content.length} characters)</summary>
-            <pre class="content">{value.content}</pre>
-          </details>
-          <h3>Chunks ({value.chunks.length})</h3>
-          <ol class="chunks">
-            {value.chunks.map((chunk) => (
-              <li key={chunk.id} class="chunk">
-                <div class="muted">
-                  #{chunk.ordinal} · characters {chunk.start}–{chunk.end}
-                  {chunk.headingPath.length > 0 ? ` · ${chunk.headingPath.join(' › ')}` : ''}
-                </div>
-                <pre>{chunk.text}</pre>
-              </li>
-            ))}
-          </ol>
-        </>
-      ) : null}
+            <h3>Chunks ({value.chunks.length})</h3>
+            <ol class="chunks">
+              {value.chunks.map((chunk) => (
+                <li key={chunk.id} class="chunk">
+                  <div class="muted">
+                    #{chunk.ordinal} · characters {chunk.start}–{chunk.end}
+                    {chunk.headingPath.length > 0 ? ` · ${chunk.headingPath.join(' › ')}` : ''}
+                  </div>
+                  <pre>{chunk.text}</pre>
+                </li>
+              ))}
+            </ol>
+          </>
+        )}
+      </LoadedView>
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { navigate, useData } from './hooks.ts';
-import type { ChatSession, ChatSessionWithMessages, Experience, SessionMessage } from './types.ts';
-import { ErrorNotice, formatTime, JsonBlock, Loading, Pager, StatusBadge, useApi } from './ui.tsx';
+import type { ChatSession, ChatSessionWithMessages, SessionMessage } from './types.ts';
+import { DetailPage, formatTime, JsonBlock, PagedTable, StatusBadge, useApi, useNames } from './ui.tsx';
 
 const sessionsPath = '/api/v2/sessions';
 const pageSize = 20;
@@ -12,12 +12,7 @@ export function SessionsView({ experienceId }: { experienceId: string | undefine
   const [offset, setOffset] = useState(0);
   const [status, setStatus] = useState('');
   const [userId, setUserId] = useState('');
-  const experiences = useData(
-    async (signal) =>
-      api.holds('experiences:read') ? (await api.get<{ experiences: Experience[] }>('/api/v2/experiences', { limit: 100 }, signal)).experiences : [],
-    [],
-  );
-  const names = new Map((experiences.data ?? []).map((experience) => [experience.id, experience.name]));
+  const names = useNames('experiences:read', '/api/v2/experiences', 'experiences');
   const sessions = useData(
     (signal) => api.get<{ total: number; sessions: ChatSession[] }>(sessionsPath, { experienceId, status, userId, limit: pageSize, offset }, signal),
     [experienceId, status, userId, offset],
@@ -38,9 +33,9 @@ export function SessionsView({ experienceId }: { experienceId: string | undefine
             }}
           >
             <option value="">all</option>
-            {(experiences.data ?? []).map((experience) => (
-              <option key={experience.id} value={experience.id}>
-                {experience.name}
+            {[...names].map(([id, name]) => (
+              <option key={id} value={id}>
+                {name}
               </option>
             ))}
           </select>
@@ -74,43 +69,30 @@ export function SessionsView({ experienceId }: { experienceId: string | undefine
           Refresh
         </button>
       </header>
-      <ErrorNotice error={sessions.error} />
-      {sessions.loading ? <Loading /> : null}
-      {sessions.data ? (
-        sessions.data.sessions.length === 0 ? (
-          <p class="muted">No sessions.</p>
-        ) : (
-          <table class="sessions">
-            <thead>
-              <tr>
-                <th>Last question</th>
-                <th>Experience</th>
-                <th>User</th>
-                <th>Status</th>
-                <th>Questions</th>
-                <th>Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {sessions.data.sessions.map((session) => (
-                <tr key={session.id}>
-                  <td>
-                    <a href={`#/sessions/${session.id}`}>{formatTime(session.lastQueryAt ?? session.createdAt)}</a>
-                  </td>
-                  <td>{names.get(session.experienceId) ?? <code>{session.experienceId.slice(0, 8)}</code>}</td>
-                  <td>{session.userId ?? <span class="muted">anonymous</span>}</td>
-                  <td>
-                    <StatusBadge status={session.status} />
-                  </td>
-                  <td>{session.queryCount}</td>
-                  <td>{formatTime(session.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : null}
-      {sessions.data ? <Pager total={sessions.data.total} offset={offset} limit={pageSize} onChange={setOffset} /> : null}
+      <PagedTable
+        loaded={sessions}
+        rowsOf={(answer) => answer.sessions}
+        offset={offset}
+        limit={pageSize}
+        onOffset={setOffset}
+        name="sessions"
+        columns={['Last question', 'Experience', 'User', 'Status', 'Questions', 'Started']}
+        empty="No sessions."
+        row={(session) => (
+          <tr key={session.id}>
+            <td>
+              <a href={`#/sessions/${session.id}`}>{formatTime(session.lastQueryAt ?? session.createdAt)}</a>
+            </td>
+            <td>{names.get(session.experienceId) ?? <code>{session.experienceId.slice(0, 8)}</code>}</td>
+            <td>{session.userId ?? <span class="muted">anonymous</span>}</td>
+            <td>
+              <StatusBadge status={session.status} />
+            </td>
+            <td>{session.queryCount}</td>
+            <td>{formatTime(session.createdAt)}</td>
+          </tr>
+        )}
+      />
     </section>
   );
 }
@@ -160,18 +142,9 @@ function Message({ message }: { message: SessionMessage }) {
 export function SessionView({ sessionId }: { sessionId: string }) {
   const api = useApi();
   const session = useData((signal) => api.get<ChatSessionWithMessages>(`${sessionsPath}/${sessionId}`, {}, signal), [sessionId]);
-  const value = session.data;
   return (
-    <section aria-labelledby="session-title">
-      <p>
-        <a href="#/sessions">← Sessions</a>
-      </p>
-      <h2 id="session-title">
-        Session <code>{sessionId}</code>
-      </h2>
-      <ErrorNotice error={session.error} />
-      {session.loading ? <Loading /> : null}
-      {value ? (
+    <DetailPage kind="Session" id={sessionId} back={['#/sessions', 'Sessions']} loaded={session}>
+      {(value) => (
         <>
           <dl class="facts">
             <dt>Status</dt>
@@ -202,7 +175,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             ))}
           </ol>
         </>
-      ) : null}
-    </section>
+      )}
+    </DetailPage>
   );
 }

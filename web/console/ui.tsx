@@ -1,8 +1,8 @@
 import type { ComponentChildren, VNode } from 'preact';
-import { createContext } from 'preact';
+import { createContext, Fragment } from 'preact';
 import { useContext } from 'preact/hooks';
 import { type Api, ApiError } from './api.ts';
-import type { Loaded } from './hooks.ts';
+import { type Loaded, useData } from './hooks.ts';
 
 export const ApiContext = createContext<Api | undefined>(undefined);
 
@@ -13,13 +13,27 @@ export function useApi(): Api {
   return api;
 }
 
+/**
+ * Names by id of the first 100 items of a list (`GET path` -> `{[listKey]: [{id, name}]}`), to
+ * label ids shown elsewhere; empty when the token lacks `scope`, and the ids are shown instead.
+ */
+export function useNames(scope: string, path: string, listKey: string): Map<string, string> {
+  const api = useApi();
+  const loaded = useData(
+    async (signal) =>
+      api.holds(scope) ? (await api.get<Record<string, { id: string; name: string }[]>>(path, { limit: 100 }, signal))[listKey] ?? [] : [],
+    [scope, path, listKey],
+  );
+  return new Map((loaded.data ?? []).map((item) => [item.id, item.name]));
+}
+
 /** Says which scopes the signed-in token lacks for what the operator tried to see or do. */
 export function ScopeNotice({ scopes }: { scopes: string[] }) {
   const names = scopes.map((scope, index) => (
-    <>
+    <Fragment key={scope}>
       {index > 0 ? ', ' : ''}
       <code>{scope}</code>
-    </>
+    </Fragment>
   ));
   return (
     <div class="notice scope-missing" role="alert">
@@ -79,8 +93,10 @@ export function LoadedView<T>({ loaded, children }: { loaded: Loaded<T>; childre
   );
 }
 
+type TableProps<Row> = { name: string; columns: string[]; rows: Row[]; empty: string; row: (item: Row) => VNode };
+
 /** A table with one header row, or the `empty` line when there are no rows. */
-export function Table<Row>({ name, columns, rows, empty, row }: { name: string; columns: string[]; rows: Row[]; empty: string; row: (item: Row) => VNode }) {
+export function Table<Row>({ name, columns, rows, empty, row }: TableProps<Row>) {
   if (rows.length === 0) return <p class="muted">{empty}</p>;
   return (
     <table class={name}>
@@ -96,12 +112,47 @@ export function Table<Row>({ name, columns, rows, empty, row }: { name: string; 
   );
 }
 
+/** One page of a list answer (`{total, <items>}`) as a table with a pager, or its error. */
+export function PagedTable<Answer extends { total: number }, Row>({
+  loaded,
+  rowsOf,
+  offset,
+  limit,
+  onOffset,
+  ...table
+}: Omit<TableProps<Row>, 'rows'> & { loaded: Loaded<Answer>; rowsOf: (answer: Answer) => Row[]; offset: number; limit: number; onOffset: (offset: number) => void }) {
+  return (
+    <LoadedView loaded={loaded}>
+      {(answer) => (
+        <>
+          <Table {...table} rows={rowsOf(answer)} />
+          <Pager total={answer.total} offset={offset} limit={limit} onChange={onOffset} />
+        </>
+      )}
+    </LoadedView>
+  );
+}
+
 /** The link back to the list a detail page was opened from. */
 export function BackLink({ href, label }: { href: string; label: string }) {
   return (
     <p>
       <a href={href}>← {label}</a>
     </p>
+  );
+}
+
+/** A page about one resource named by its id (`Job <id>`): a way back, and its loaded details. */
+export function DetailPage<T>({ kind, id, back, loaded, children }: { kind: string; id: string; back: [href: string, label: string]; loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
+  const titleId = `${kind.toLowerCase()}-title`;
+  return (
+    <section aria-labelledby={titleId}>
+      <BackLink href={back[0]} label={back[1]} />
+      <h2 id={titleId}>
+        {kind} <code>{id}</code>
+      </h2>
+      <LoadedView loaded={loaded}>{children}</LoadedView>
+    </section>
   );
 }
 

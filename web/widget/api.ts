@@ -98,8 +98,7 @@ export async function streamQuery(
   // Read to the end (the server closes the stream after `done`) rather than cancel the body.
   for (;;) {
     const { value, done } = await reader.read();
-    if (done) break;
-    for (const { event, data } of parser.push(value)) {
+    for (const { event, data } of done ? parser.end() : parser.push(value)) {
       let payload;
       try {
         payload = JSON.parse(data);
@@ -116,6 +115,7 @@ export async function streamQuery(
         throw new RequestError(payload.statusCode ?? 500, payload.message ?? 'The answer failed.');
       }
     }
+    if (done) break;
   }
   // Cut off by a proxy or a crash: to the visitor, the assistant is in trouble, as with a 502.
   if (!answer) throw new RequestError(502, 'The answer stream ended early.');

@@ -29,6 +29,11 @@ export class SseParser {
     return events;
   }
 
+  /** The body ended: a lone `\r` held back at the end was a line end after all. */
+  end(): SseEvent[] {
+    return this.buffer.endsWith('\r') ? this.push('\n') : [];
+  }
+
   private line(line: string): SseEvent | undefined {
     if (line === '') {
       const event = this.data.length > 0 ? { event: this.event || 'message', data: this.data.join('\n') } : undefined;

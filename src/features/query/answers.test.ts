@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
-import { createKnowledgeBase, ingest, type GenericRecord } from '../../../test/ingestion.ts';
+import { createKnowledgeBase, submit, waitForJob, type GenericRecord } from '../../../test/ingestion.ts';
 
 const sample: { records: GenericRecord[] } = JSON.parse(readFileSync(new URL('../../../samples/debian-docs.json', import.meta.url), 'utf8'));
 const FALLBACK = 'I could not find that in the Redis and PostgreSQL notes.';
@@ -28,7 +28,9 @@ describe(`answers from the sample knowledge base, offline defaults (${engine})`,
     server = await startTestServer();
     const { token } = await server.tenant(['*']);
     const knowledgeBaseId = await createKnowledgeBase(server, token);
-    const job = await ingest(server, token, knowledgeBaseId, sample.records);
+    // The builtin encoder embeds about 100 chunks here: seconds on an idle machine, minutes when
+    // both engines' test files share two cores, hence the generous limit.
+    const job = await waitForJob(server, token, await submit(server, token, knowledgeBaseId, sample.records), undefined, 300_000);
     assert.equal(job.status, 'completed');
     const created = await server.request('POST', '/api/v2/experiences', {
       token,

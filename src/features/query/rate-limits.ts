@@ -30,7 +30,7 @@ export async function installQueryRateLimit(app: App, context: AppContext): Prom
   const limits = context.config.rateLimits;
   let redis: Redis | undefined;
   if (context.config.redisUrl) {
-    const client = new Redis(context.config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000, enableOfflineQueue: false });
+    const client = new Redis(context.config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000, enableOfflineQueue: false, lazyConnect: true });
     let lastWarning = 0;
     client.on('error', (error: Error) => {
       if (Date.now() - lastWarning < 60_000) return;
@@ -40,6 +40,10 @@ export async function installQueryRateLimit(app: App, context: AppContext): Prom
     app.addHook('onClose', async () => {
       await client.quit().catch(() => client.disconnect());
     });
+    // Connected before the server listens: without the offline queue, queries arriving while the
+    // connection is still being made would go uncounted. Unreachable now, it keeps retrying (the
+    // error is logged above) and queries are answered meanwhile.
+    await client.connect().catch(() => undefined);
     redis = client;
   }
   await app.register(rateLimit, { global: false, redis, nameSpace: 'lore-rate-limit:', skipOnError: true });

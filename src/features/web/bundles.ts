@@ -56,7 +56,12 @@ export function serveBundle(app: App, name: string): void {
     { schema: { tags: ['web'], summary: `The ${name} script (built by npm run build)`, response: responses({}, [503]) } },
     async (request, reply) => {
       const bundle = await loadBundle(name);
-      void reply.header('etag', bundle.etag).header('cache-control', CACHE_CONTROL).header('x-content-type-options', 'nosniff');
+      void reply
+        .header('etag', bundle.etag)
+        .header('cache-control', CACHE_CONTROL)
+        .header('x-content-type-options', 'nosniff')
+        // Embedded by other sites' pages, including those that isolate themselves (COEP: require-corp).
+        .header('cross-origin-resource-policy', 'cross-origin');
       if (matches(request.headers['if-none-match'], bundle.etag)) return reply.code(304).send();
       return reply.type('text/javascript; charset=utf-8').send(bundle.body);
     },

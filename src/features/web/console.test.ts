@@ -290,6 +290,15 @@ describe(`operator console in Chromium (${engine})`, () => {
     await frame.getByRole('button', { name: 'Send' }).click();
     await waitForText(frame.getByRole('article', { name: 'Answer' }), 'Bulk article');
 
+    // An experience that requires a token gets the console's own (it holds query:execute through `*`).
+    const guarded = await server.request('POST', '/api/v2/experiences', { token, body: { name: 'Internal bot', requireAuth: true } });
+    assert.equal(guarded.status, 201);
+    await page.goto(`${server.url}/console#/playground/${guarded.body.id}`);
+    const guardedScript = page.frameLocator('iframe.playground').locator(`script[data-experience-id="${guarded.body.id}"]`);
+    await guardedScript.waitFor({ state: 'attached' });
+    const consoleToken = await page.evaluate(() => JSON.parse(sessionStorage.getItem('lore.console.session')!).token);
+    assert.equal(await guardedScript.getAttribute('data-token'), consoleToken);
+
     await openSection(page, 'Experiences');
     await card.getByRole('link', { name: 'Sessions' }).click();
     const sessionRows = page.locator('table.sessions tbody tr');

@@ -21,11 +21,11 @@ async function defaultExperienceId(db: Db): Promise<string | undefined> {
 }
 
 /** The demo host page: some host content, the one-line embed, and a log of the widget's events. */
-function demoPage(experienceId: string): string {
+function demoPage(experienceId: string, origin: string): string {
   const body = `<main>
 <h1>lore widget demo</h1>
 <p>This page stands for any site embedding the chat widget with one script tag. Open the chat with the button at the bottom right.</p>
-<pre><code>${escapeHtml(`<script src="/widget.js" data-experience-id="${experienceId}" async></script>`)}</code></pre>
+<pre><code>${escapeHtml(`<script src="${origin}/widget.js" data-experience-id="${experienceId}" async></script>`)}</code></pre>
 <h2>Events from the widget</h2>
 <ol id="events" aria-live="polite"></ol>
 </main>
@@ -67,7 +67,8 @@ export function registerWebRoutes(app: App, context: AppContext): void {
         throw new AppError('NOT_FOUND', 'There is no first-start default experience; open /demo?experienceId=<an experience id>.');
       }
       void reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
-      return demoPage(experienceId);
+      // The snippet to copy names this server as the page reached it (behind a proxy, the proxy's address).
+      return demoPage(experienceId, `${request.protocol}://${request.host}`);
     },
   );
 }

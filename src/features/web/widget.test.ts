@@ -129,6 +129,7 @@ describe('GET /widget.js and GET /demo', () => {
     assert.equal(first.headers.get('content-type'), 'text/javascript; charset=utf-8');
     assert.equal(first.headers.get('cache-control'), 'public, max-age=300, must-revalidate');
     assert.equal(first.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(first.headers.get('cross-origin-resource-policy'), 'cross-origin');
     const etag = first.headers.get('etag');
     assert.match(etag ?? '', /^"[\w-]{27}"$/);
     assert.ok(first.text.includes('lore-chat'), 'the bundle is the widget');
@@ -147,6 +148,7 @@ describe('GET /widget.js and GET /demo', () => {
     assert.equal(answer.status, 200);
     assert.equal(answer.headers.get('content-type'), 'text/html; charset=utf-8');
     assert.ok(answer.text.includes(`<script src="/widget.js" data-experience-id="${experienceId}" async></script>`), answer.text);
+    assert.ok(answer.text.includes(`&#60;script src=&#34;${server.url}/widget.js&#34;`), 'the snippet to copy names this server');
   });
 
   test('/demo without experienceId shows the first-start experience (workspace and experience "default"), else is a 404', async () => {
@@ -337,6 +339,32 @@ describe('the chat widget in Chromium', () => {
     await page.keyboard.press('Enter');
     await widget.panel(page).waitFor();
     assert.equal(await focused(), 'panel: lore-question');
+  });
+});
+
+describe('options', () => {
+  test('data-* options (here through window.LoreWidget.mount) set the title, placeholder, theme, accent color and open state', async () => {
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(`${server.url}/demo?experienceId=${experienceId}`);
+      await widget.launcher(page).waitFor();
+      await page.evaluate((id) => {
+        document.querySelector('lore-chat')!.remove();
+        const options = { experienceId: id, title: 'Shop help', placeholder: 'Your order question', theme: 'dark', accentColor: 'rgb(200, 0, 0)', open: 'true' };
+        Object.assign(window, { mounted: window.LoreWidget!.mount(options) });
+      }, experienceId);
+      const panel = page.getByRole('dialog', { name: 'Shop help' });
+      assert.equal(await panel.isVisible(), true, 'data-open="true" opens the panel');
+      assert.equal(await widget.field(page).getAttribute('placeholder'), 'Your order question');
+      assert.equal(await widget.launcher(page).evaluate((element) => getComputedStyle(element).backgroundColor), 'rgb(200, 0, 0)');
+      assert.equal(await panel.evaluate((element) => getComputedStyle(element).backgroundColor), 'rgb(22, 27, 34)', 'the dark theme');
+      assert.notEqual(await page.evaluate(() => document.querySelector('lore-chat')!.shadowRoot!.activeElement?.id), 'lore-question', 'opening on load does not take the focus');
+
+      await page.evaluate(() => (window as unknown as { mounted: { unmount(): void } }).mounted.unmount());
+      assert.equal(await page.locator('lore-chat').count(), 0);
+    } finally {
+      await page.close();
+    }
   });
 });
 
