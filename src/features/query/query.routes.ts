@@ -9,9 +9,9 @@ import { startAnswer, type AnswerInProgress } from './answer-query.ts';
 import { installWidgetCors } from './cors.ts';
 import { authorizeExperienceCall } from './experience-access.ts';
 import { FeedbackBodySchema, QueryBodySchema, QueryIdParams, QueryResponseSchema } from './query.schemas.ts';
-import { queryExperience, rateQuery, sessionForQuery } from './query.service.ts';
+import { continuedSession, queryExperience, rateQuery } from './query.service.ts';
 import { installQueryRateLimit } from './rate-limits.ts';
-import { assertMetadataSize } from '../sessions/sessions.service.ts';
+import { assertMetadataSize, createSession } from '../sessions/sessions.service.ts';
 
 const tags = ['query'];
 const security: { [name: string]: string[] }[] = [{}, { bearerAuth: [] }];
@@ -88,14 +88,13 @@ export async function registerQueryRoutes(app: App, context: AppContext): Promis
       const body = request.body;
       if (body.metadata) assertMetadataSize(body.metadata);
       const caller = await authorizeExperienceCall(context, request, body.experienceId);
-      await rateLimit(request, caller, body.sessionId ?? undefined);
-      const session = await sessionForQuery(context.db, {
-        workspaceId: caller.experience.workspaceId,
-        experienceId: caller.experience.id,
-        sessionId: body.sessionId ?? undefined,
-        userId: body.userId?.toLowerCase() ?? null,
-        metadata: body.metadata ?? {},
-      });
+      const { workspaceId, id: experienceId } = caller.experience;
+      const userId = body.userId?.toLowerCase() ?? null;
+      // The session is checked before it is counted, so that its budget cannot be spent through
+      // another experience, and created after, so that a refused query leaves no empty session.
+      const continued = body.sessionId ? await continuedSession(context.db, { workspaceId, experienceId, sessionId: body.sessionId, userId }) : undefined;
+      await rateLimit(request, caller, continued?.id);
+      const session = continued ?? (await createSession(context.db, workspaceId, { experienceId, userId, metadata: body.metadata ?? {} }));
       // A caller that goes away stops generation (and with it any provider call).
       const abandoned = new AbortController();
       reply.raw.on('close', () => {

@@ -2,23 +2,20 @@ import type { Db, Queryable } from '../../core/db/db.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { Action } from '../experiences/action.schema.ts';
 import type { Session } from '../sessions/sessions.schemas.ts';
-import { createSession, getSession } from '../sessions/sessions.service.ts';
+import { getSession } from '../sessions/sessions.service.ts';
 import type { Source } from './query.schemas.ts';
 
 /**
- * The session a query continues or starts. A given session must be of this experience (404
- * otherwise, as if it did not exist), have been created with the same userId (403; an anonymous
- * session matches only anonymous queries) and still be active (409).
+ * The session a query continues. It must be of this experience (404 otherwise, as if it did not
+ * exist), have been created with the same userId (403; an anonymous session matches only anonymous
+ * queries) and still be active (409).
  */
-export async function sessionForQuery(
+export async function continuedSession(
   db: Queryable,
-  input: { workspaceId: string; experienceId: string; sessionId: string | undefined; userId: string | null; metadata: Record<string, unknown> },
+  input: { workspaceId: string; experienceId: string; sessionId: string; userId: string | null },
 ): Promise<Session> {
-  if (!input.sessionId) {
-    return createSession(db, input.workspaceId, { experienceId: input.experienceId, userId: input.userId, metadata: input.metadata });
-  }
   const session = await getSession(db, input.workspaceId, input.sessionId).catch((error: unknown) => {
-    throw error instanceof AppError ? notFound('Session', input.sessionId!) : error;
+    throw error instanceof AppError ? notFound('Session', input.sessionId) : error;
   });
   if (session.experienceId !== input.experienceId) throw notFound('Session', input.sessionId);
   if (session.userId !== input.userId) {
