@@ -2,6 +2,22 @@
 import type { Answer, TestServer } from './harness.ts';
 import { createKnowledgeBase, ingest } from './ingestion.ts';
 
+/** Help articles of a made-up shop, shared by the query tests that need a few answers. */
+export const shopArticles = [
+  {
+    id: 'refunds',
+    title: 'Refund policy',
+    url: 'https://shop.example/help/refunds',
+    content: 'Refunds are paid back to the original payment method within 5 business days after the returned item arrives.',
+  },
+  {
+    id: 'shipping',
+    title: 'Shipping times',
+    url: 'https://shop.example/help/shipping',
+    content: 'Orders ship from our warehouse within 24 hours. Delivery takes 2 to 4 days in Europe.',
+  },
+];
+
 export type QueryExperience = { workspaceId: string; token: string; knowledgeBaseId: string; experienceId: string };
 
 const records = [

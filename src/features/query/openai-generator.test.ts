@@ -10,24 +10,14 @@ import { fakeChatEnv, fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from
 import { startTestServer, type Answer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, ingest } from '../../../test/ingestion.ts';
 import { parseEvents } from '../../../test/sse.ts';
+import { shopArticles } from '../../../test/query-experience.ts';
 
 const LLM_TIMEOUT_MS = 1000;
 const FALLBACK = 'I do not know; ask our support team.';
 const INSTRUCTIONS = 'You are the assistant of Example Shop. Be brief.';
 
-const records = [
-  {
-    id: 'refunds',
-    title: 'Refund policy',
-    url: 'https://shop.example/help/refunds',
-    content: 'Refunds are paid back to the original payment method within 5 business days after the returned item arrives.',
-  },
-  {
-    id: 'shipping',
-    title: 'Shipping times',
-    url: 'https://shop.example/help/shipping',
-    content: 'Orders ship from our warehouse within 24 hours. Delivery takes 2 to 4 days in Europe.',
-  },
+const records: { id: string; title: string; url?: string; content: string }[] = [
+  ...shopArticles,
   {
     id: 'passwords',
     title: 'Resetting a password',

@@ -20,22 +20,12 @@ import { installErrorHandling } from '../../core/http/error-handler.ts';
 import type { App } from '../../core/http/app-types.ts';
 import { ErrorBodySchema } from '../../core/http/schemas.ts';
 import { serveBundle, servePage } from './bundles.ts';
+import { shopArticles } from '../../../test/query-experience.ts';
 
 const screenshotPath = fileURLToPath(new URL('../../../docs/images/widget.png', import.meta.url));
 
 const records = [
-  {
-    id: 'refunds',
-    title: 'Refund policy',
-    url: 'https://shop.example/help/refunds',
-    content: 'Refunds are paid back to the original payment method within 5 business days after the returned item arrives.',
-  },
-  {
-    id: 'shipping',
-    title: 'Shipping times',
-    url: 'https://shop.example/help/shipping',
-    content: 'Orders ship from our warehouse within 24 hours. Delivery takes 2 to 4 days in Europe.',
-  },
+  ...shopArticles,
   {
     // Content anyone feeding the knowledge base could write: the extractive answer quotes it.
     id: 'voucher',
