@@ -105,6 +105,7 @@ try {
       recordChars: recordSize,
       jobs: jobs.length,
       failedJobs,
+      ...(failedJobs > 0 ? { jobErrors: jobs.filter((job) => job.status !== 'completed').map((job) => job.result.error ?? job.status) } : {}),
       chunks,
       seconds: round(seconds),
       recordsPerSecond: round(recordCount / seconds),

@@ -1,14 +1,17 @@
 import { Fragment } from 'preact';
 import { navigate, useData } from './hooks.ts';
 import type { Experience } from './types.ts';
-import { formatTime, JsonBlock, LoadedView, useApi, useNames } from './ui.tsx';
+import { ErrorNotice, formatTime, JsonBlock, LoadedView, useApi, useNames } from './ui.tsx';
 
 const experiencesPath = '/api/v2/experiences';
 
-/** The workspace's experiences (the first 100: a console lists, it does not page through thousands). */
-function useExperiences() {
+/**
+ * The workspace's experiences (the first 100: a console lists, it does not page through
+ * thousands), read again whenever `deps` change.
+ */
+function useExperiences(deps: unknown[] = []) {
   const api = useApi();
-  return useData((signal) => api.get<{ total: number; experiences: Experience[] }>(experiencesPath, { limit: 100 }, signal), []);
+  return useData((signal) => api.get<{ total: number; experiences: Experience[] }>(experiencesPath, { limit: 100 }, signal), deps);
 }
 
 /** An action template's button text (the schema serializes templates as stored objects). */
@@ -122,8 +125,14 @@ function widgetPage(experience: Experience, token: string | undefined): string {
 /** Embeds the chat widget for a chosen experience. */
 export function PlaygroundView({ experienceId }: { experienceId: string | undefined }) {
   const api = useApi();
-  const experiences = useExperiences();
-  const chosen = experiences.data?.experiences.find((experience) => experience.id === experienceId);
+  // The choice list is read again on each choice: an experience created meanwhile shows up.
+  const experiences = useExperiences([experienceId]);
+  // Read on its own, so a deep link works for an experience created after the list was loaded.
+  const experience = useData(
+    async (signal) => (experienceId ? api.get<Experience>(`${experiencesPath}/${experienceId}`, {}, signal) : undefined),
+    [experienceId],
+  );
+  const chosen = experience.data;
   // An experience that requires a token gets the console's own token, which must hold query:execute.
   const token = chosen?.requireAuth && api.holds('query:execute') ? api.session.token : undefined;
   return (
@@ -146,6 +155,7 @@ export function PlaygroundView({ experienceId }: { experienceId: string | undefi
           </label>
         )}
       </LoadedView>
+      <ErrorNotice error={experience.error} />
       {chosen ? (
         <>
           {chosen.requireAuth && !token ? (

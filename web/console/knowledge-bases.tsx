@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useData } from './hooks.ts';
 import type { Entry, EntryWithChunks, KnowledgeBase } from './types.ts';
-import { BackLink, formatTime, JsonBlock, LoadedView, PagedTable, useApi } from './ui.tsx';
+import { BackLink, ExternalLink, formatTime, JsonBlock, LoadedView, PagedTable, useApi } from './ui.tsx';
 
 const basePath = '/api/v2/knowledge-bases';
 const pageSize = 20;
@@ -135,13 +135,7 @@ export function EntryView({ knowledgeBaseId, entryId }: { knowledgeBaseId: strin
               <dd>{value.contentType}</dd>
               <dt>URL</dt>
               <dd>
-                {value.url ? (
-                  <a href={value.url} target="_blank" rel="noopener noreferrer">
-                    {value.url}
-                  </a>
-                ) : (
-                  '—'
-                )}
+                <ExternalLink url={value.url}>{value.url ?? '—'}</ExternalLink>
               </dd>
               <dt>Tags</dt>
               <dd>{value.tags.length > 0 ? value.tags.join(', ') : '—'}</dd>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { navigate, useData } from './hooks.ts';
 import type { ChatSession, ChatSessionWithMessages, SessionMessage } from './types.ts';
-import { DetailPage, formatTime, JsonBlock, PagedTable, StatusBadge, useApi, useNames } from './ui.tsx';
+import { DetailPage, ExternalLink, formatTime, JsonBlock, PagedTable, StatusBadge, useApi, useNames } from './ui.tsx';
 
 const sessionsPath = '/api/v2/sessions';
 const pageSize = 20;
@@ -112,13 +112,7 @@ function Message({ message }: { message: SessionMessage }) {
         <ol class="sources">
           {message.sources.map((source) => (
             <li key={source.number} value={source.number}>
-              {source.url ? (
-                <a href={source.url} target="_blank" rel="noopener noreferrer">
-                  {source.title}
-                </a>
-              ) : (
-                source.title
-              )}{' '}
+              <ExternalLink url={source.url}>{source.title}</ExternalLink>{' '}
               <span class="muted">({source.score.toFixed(2)})</span>
             </li>
           ))}

@@ -59,6 +59,8 @@ th { font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: v
 .upload { display: grid; gap: 12px; max-width: 560px; }
 .upload label { display: grid; gap: 4px; }
 .dropzone { border: 2px dashed var(--line); border-radius: 10px; padding: 24px; text-align: center; background: var(--card); }
+.upload .dropzone label { display: inline-block; }
+.dropzone label:focus-within { outline: 2px solid var(--accent); outline-offset: 2px; }
 .dropzone.dragging { border-color: var(--accent); background: color-mix(in srgb, var(--accent) 8%, var(--card)); }
 .playground { width: 100%; height: 640px; border: 1px solid var(--line); border-radius: 10px; background: #fff; margin-top: 12px; }
 .transcript { padding-left: 0; list-style: none; }

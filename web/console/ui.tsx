@@ -197,6 +197,20 @@ export function formatTime(iso: string | null | undefined): string {
   return iso ? new Date(iso).toLocaleString() : '—';
 }
 
+/**
+ * A link opening in a new tab, or the bare text when `url` is not http(s): URLs come from ingested
+ * content, and a `javascript:` one must never become a link. The adapters already refuse those;
+ * this keeps it so whatever wrote the row.
+ */
+export function ExternalLink({ url, children }: { url: string | null; children: ComponentChildren }) {
+  if (!url || !/^https?:\/\//i.test(url)) return <>{children}</>;
+  return (
+    <a href={url} target="_blank" rel="noopener noreferrer">
+      {children}
+    </a>
+  );
+}
+
 /** A value as indented JSON, for settings and metadata. */
 export function JsonBlock({ value }: { value: unknown }) {
   return <pre class="json">{JSON.stringify(value, null, 2)}</pre>;

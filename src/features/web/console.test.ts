@@ -135,7 +135,15 @@ describe(`operator console in Chromium (${engine})`, () => {
 
   test('uploads a JSON file that becomes a job; its progress bar goes from 0 % to 100 %; failed records come first', async () => {
     await openSection(page, 'Upload');
+    // A file dropped on the form is taken like a chosen one.
+    await page.locator('.dropzone').evaluate((zone) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['{"records": []}'], 'dropped.json', { type: 'application/json' }));
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    });
+    await waitForText(page.locator('.dropzone'), 'dropped.json (15 B)');
     await page.locator('input[type=file][name=data]').setInputFiles(contentHubExport);
+    await waitForText(page.locator('.dropzone'), 'content-hub-export.json');
     await page.getByLabel('Adapter').selectOption('content-hub');
     assert.equal(await page.getByLabel('Knowledge base').inputValue(), knowledgeBaseId);
     await page.getByRole('button', { name: 'Create job' }).click();
@@ -328,15 +336,17 @@ describe(`operator console in Chromium (${engine})`, () => {
     try {
       await openSection(page, 'Jobs');
       // Nothing changes without a worker: the waits should be about 1, 1.6, 2.6 and 4.1 s.
-      await new Promise((resolve) => setTimeout(resolve, 9_800));
+      await new Promise((resolve) => setTimeout(resolve, 10_500));
     } finally {
       page.off('request', onRequest);
     }
+    // Loose bounds: on a busy machine each request adds its own latency to the wait.
     const gaps = listed.slice(1).map((time, index) => time - listed[index]!);
-    assert.ok(gaps.length >= 3 && gaps.length <= 5, `4 polls expected in 9.8 s; gaps: ${gaps.join(', ')}`);
+    assert.ok(gaps.length >= 3 && gaps.length <= 5, `about 4 polls expected in 10.5 s; gaps: ${gaps.join(', ')}`);
     for (let index = 1; index < gaps.length; index += 1) {
-      assert.ok(gaps[index]! > gaps[index - 1]! * 1.3, `each wait is longer than the last; gaps: ${gaps.join(', ')}`);
+      assert.ok(gaps[index]! > gaps[index - 1]!, `each wait is longer than the last; gaps: ${gaps.join(', ')}`);
     }
+    assert.ok(gaps.at(-1)! >= 2 * gaps[0]!, `the waits grow well beyond the first; gaps: ${gaps.join(', ')}`);
   });
 
   test('a token lacking a scope shows which scope is missing, and cannot cancel a job', async () => {
