@@ -14,7 +14,8 @@ const webDir = join(root, 'web');
 const outDir = join(root, 'dist', 'web');
 
 /** Gzip budgets in bytes, by bundle name. */
-const gzipBudgets = { widget: 60 * 1024 };
+// The widget's is issue 5's limit; the console's keeps an operator page quick to load.
+const gzipBudgets = { widget: 60 * 1024, console: 40 * 1024 };
 
 function entries() {
   return readdirSync(webDir, { withFileTypes: true })

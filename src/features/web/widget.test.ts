@@ -248,8 +248,11 @@ describe('the chat widget in Chromium', () => {
       ],
     );
 
-    await mkdir(dirname(screenshotPath), { recursive: true });
-    await page.screenshot({ path: screenshotPath });
+    // The README's picture of the widget, retaken with LORE_SCREENSHOTS=1 (a test run leaves the checkout clean).
+    if (process.env.LORE_SCREENSHOTS === '1') {
+      await mkdir(dirname(screenshotPath), { recursive: true });
+      await page.screenshot({ path: screenshotPath });
+    }
   });
 
   test('a reload shows the conversation and continues its session', async () => {
