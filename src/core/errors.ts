@@ -24,6 +24,8 @@ export const errorTable = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'This content type is not supported here.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry later.' },
+  // nginx's non-standard status: logged as what it is, a client leaving, not as a server fault.
+  CLIENT_CLOSED: { status: 499, message: 'The client closed the connection before the answer was complete.' },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
   BAD_GATEWAY: { status: 502, message: 'An upstream provider failed.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready.' },

@@ -98,7 +98,7 @@ export async function registerQueryRoutes(app: App, context: AppContext): Promis
       // A caller that goes away stops generation (and with it any provider call).
       const abandoned = new AbortController();
       reply.raw.on('close', () => {
-        if (!reply.raw.writableFinished) abandoned.abort(new AppError('INTERNAL', 'The client closed the connection.'));
+        if (!reply.raw.writableFinished) abandoned.abort(new AppError('CLIENT_CLOSED'));
       });
       const answer = await startAnswer(context, caller, { ...body, session }, abandoned.signal);
       if (wantsEventStream(request)) return streamAnswer(request, reply, answer, new Date().toISOString());

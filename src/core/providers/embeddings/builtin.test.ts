@@ -104,6 +104,18 @@ describe('BuiltinEmbeddingProvider', () => {
     assert.deepEqual(finished, ['query', 'bulk']);
   });
 
+  test('questions waiting together share batches and get the vectors they get alone', async () => {
+    const questions = Array.from({ length: 24 }, (_, index) => `How do I export report number ${index} as CSV?`);
+    const alone = [];
+    for (const question of questions.slice(0, 3)) alone.push((await embedder.embed([question]))[0]!);
+    // Keep both threads busy so that the questions wait, then ask them all at once.
+    const bulk = embedder.embed(Array.from({ length: 32 }, (_, seed) => chunk(seed + 700)));
+    const together = await Promise.all(questions.map(async (question) => (await embedder.embed([question]))[0]!));
+    await bulk;
+    for (const [index, vector] of alone.entries()) assert.ok(cosine(vector, together[index]!) > 0.9999, `question ${index}`);
+    assert.ok(new Set(together.map((vector) => vector.join())).size === questions.length, 'each question its own vector');
+  });
+
   test('drops the pending batches of an aborted call and rejects with its reason', async () => {
     const controller = new AbortController();
     const pending = embedder.embed(Array.from({ length: 64 }, (_, seed) => chunk(seed + 500)), { signal: controller.signal });

@@ -39,7 +39,14 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
   private readonly threadCount: number;
   private readonly batchSize: number;
   private readonly threads: Thread[] = [];
+  /** Batches of bulk calls (ingestion), in arrival order. */
   private readonly queue: Task[] = [];
+  /**
+   * Calls of one batch (search questions), in arrival order: they go before bulk batches, and
+   * those waiting together share one batch, which embeds short texts several times faster than
+   * one at a time (171 against 73 sentences/s in bench/README.md).
+   */
+  private readonly questions: Task[] = [];
   private closed = false;
 
   constructor(options: BuiltinEmbeddingOptions = {}) {
@@ -59,14 +66,15 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
     return embedDeduplicated(texts, async (distinct) => {
       const parts = batches(distinct, this.batchSize);
       const tasks = parts.map((part) => this.task(part));
-      // A call of one batch (a search query) goes before the queued batches of a bulk ingestion.
-      if (tasks.length === 1) this.queue.unshift(tasks[0]!.task);
+      if (tasks.length === 1) this.questions.push(tasks[0]!.task);
       else this.queue.push(...tasks.map(({ task }) => task));
       // The first failure, or the caller's abort, drops the call's batches that no thread has taken.
       const drop = (reason: unknown) => {
         for (const { task } of tasks) {
-          const queued = this.queue.indexOf(task);
-          if (queued >= 0) this.queue.splice(queued, 1);
+          for (const waiting of [this.questions, this.queue]) {
+            const queued = waiting.indexOf(task);
+            if (queued >= 0) waiting.splice(queued, 1);
+          }
           task.reject(reason);
         }
       };
@@ -93,7 +101,7 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
   async close(): Promise<void> {
     this.closed = true;
     const error = new Error('The builtin embedder was closed.');
-    for (const task of this.queue.splice(0)) task.reject(error);
+    for (const task of this.takeAll()) task.reject(error);
     await Promise.all(this.threads.splice(0).map((thread) => thread.worker.terminate()));
   }
 
@@ -107,12 +115,41 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
     return { task, done };
   }
 
-  /** Hands queued batches to idle threads that have loaded the model. */
+  /** Every batch no thread has taken yet. */
+  private takeAll(): Task[] {
+    return [...this.questions.splice(0), ...this.queue.splice(0)];
+  }
+
+  /** The next batch for an idle thread: the waiting questions together, else the next bulk batch. */
+  private next(): Task | undefined {
+    if (this.questions.length === 0) return this.queue.shift();
+    const joined: Task[] = [];
+    let count = 0;
+    while (this.questions.length > 0 && (joined.length === 0 || count + this.questions[0]!.texts.length <= this.batchSize)) {
+      const task = this.questions.shift()!;
+      joined.push(task);
+      count += task.texts.length;
+    }
+    if (joined.length === 1) return joined[0];
+    return {
+      texts: joined.flatMap((task) => task.texts),
+      resolve: (vectors) => {
+        let offset = 0;
+        for (const task of joined) {
+          task.resolve(vectors.slice(offset * DIMENSION, (offset + task.texts.length) * DIMENSION));
+          offset += task.texts.length;
+        }
+      },
+      reject: (error) => joined.forEach((task) => task.reject(error)),
+    };
+  }
+
+  /** Hands waiting batches to idle threads that have loaded the model. */
   private dispatch(): void {
     for (const thread of this.threads) {
-      if (this.queue.length === 0) return;
+      if (this.questions.length === 0 && this.queue.length === 0) return;
       if (!thread.loaded || thread.task) continue;
-      const task = this.queue.shift()!;
+      const task = this.next()!;
       thread.task = task;
       // A busy thread keeps the process alive; an idle one must not hold it open.
       thread.worker.ref();
@@ -169,8 +206,8 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
       markFailed(error);
       if (!thread.loaded) {
         // The model cannot load: every waiting batch would fail the same way.
-        for (const task of this.queue.splice(0)) task.reject(error);
-      } else if (this.queue.length > 0) {
+        for (const task of this.takeAll()) task.reject(error);
+      } else if (this.questions.length > 0 || this.queue.length > 0) {
         this.startThreads();
       }
       finish({ error });
