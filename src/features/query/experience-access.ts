@@ -5,7 +5,7 @@ import { authenticate, bearerToken } from '../auth/guard.ts';
 import { missingScopes } from '../auth/scopes.ts';
 import type { TokenClaims } from '../auth/tokens.ts';
 import type { Experience } from '../experiences/experiences.schemas.ts';
-import { getExperience } from '../experiences/experiences.service.ts';
+import { experienceForQuery } from '../experiences/experiences.service.ts';
 import { originMatches, parseOriginPattern } from '../experiences/origin-pattern.ts';
 
 /** Who is calling an experience: a verified token of its workspace, or an anonymous visitor. */
@@ -16,21 +16,6 @@ declare module 'fastify' {
     /** Set when the request's Origin was refused: its response must not allow that origin. */
     originRefused?: boolean;
   }
-}
-
-/**
- * The workspace of an experience, looked up by the experience id alone: the public query
- * endpoint knows no workspace until then. Everything after this statement filters by the
- * workspace it returns.
- */
-async function experienceWorkspace(context: AppContext, experienceId: string): Promise<{ workspaceId: string; status: string }> {
-  const { rows } = await context.db.query<{ workspace_id: string; status: string }>(
-    `SELECT e.workspace_id, w.status FROM experiences e JOIN workspaces w ON w.id = e.workspace_id
-     WHERE e.id = $1 AND e.deleted_at IS NULL`,
-    [experienceId],
-  );
-  if (!rows[0]) throw notFound('Experience', experienceId);
-  return { workspaceId: rows[0].workspace_id, status: rows[0].status };
 }
 
 function assertOriginAllowed(request: FastifyRequest, experience: Experience, claims: TokenClaims | undefined): void {
@@ -64,14 +49,15 @@ function assertOriginAllowed(request: FastifyRequest, experience: Experience, cl
  * a token without the scope does not authenticate the caller for it).
  */
 export async function authorizeExperienceCall(context: AppContext, request: FastifyRequest, experienceId: string): Promise<ExperienceCaller> {
-  const { workspaceId, status } = await experienceWorkspace(context, experienceId);
-  if (status !== 'active') throw new AppError('WORKSPACE_INACTIVE', `The workspace of experience ${experienceId} is not active.`);
+  const found = await experienceForQuery(context.db, experienceId);
+  if (!found) throw notFound('Experience', experienceId);
+  const { experience, workspaceStatus } = found;
+  if (workspaceStatus !== 'active') throw new AppError('WORKSPACE_INACTIVE', `The workspace of experience ${experienceId} is not active.`);
   const token = bearerToken(request);
   const claims = token === undefined ? undefined : await authenticate(context, token);
-  if (claims && claims.workspaceId !== workspaceId) {
+  if (claims && claims.workspaceId !== experience.workspaceId) {
     throw new AppError('FORBIDDEN', `The access token belongs to another workspace than experience ${experienceId}.`);
   }
-  const experience = await getExperience(context.db, workspaceId, experienceId);
   assertOriginAllowed(request, experience, claims);
   if (!claims) {
     if (experience.requireAuth) {
