@@ -18,10 +18,11 @@
  * builtin encoder would need more than an hour). Instead the articles of bench/help-center.ts are
  * cut by the real chunker, embedded by `builtin-fast` (the static table distilled from the builtin
  * encoder, same 512 dimensions), written with the same INSERTs as the ingestion's writeRecord
- * (search_vector computed by the same expression) in batches, and the HNSW index is created once
- * afterwards by the ingestion's own ensureVectorIndex. The knowledge base is then labelled with the
- * provider the server embeds queries with. For `builtin-fast` this is exactly what ingestion would
- * have stored. For `builtin` the chunk vectors are builtin-fast's, not the encoder's: vector
+ * (search_vector computed by the same expression; the BM25 triggers fill keyword_postings as for
+ * any insert) in batches, the HNSW index is created once afterwards by the ingestion's own
+ * ensureVectorIndex, and the tables are vacuumed and analyzed. The knowledge base is then
+ * labelled with the provider the server embeds queries with. For `builtin-fast` this is exactly
+ * what ingestion would have stored. For `builtin` the chunk vectors are builtin-fast's, not the encoder's: vector
  * search does the same work (same dimension, same index, same candidates count), but its
  * similarities are lower than real ones would be; answers stay grounded because the relevance of a
  * source also counts the question's terms (see grounding.ts). The output gives the grounded share.
