@@ -52,6 +52,8 @@ export function benchEnv(database: BenchDatabase, overrides: Record<string, stri
     BOOTSTRAP: 'never',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     LOG_FORMAT: 'json',
+    // A full ingestion with the builtin encoder on a busy machine outlasts the default hour.
+    TOKEN_TTL_SECONDS: '86400',
     ...overrides,
   };
 }

@@ -14,10 +14,8 @@ CREATE TABLE keyword_postings (
   chunk_id uuid NOT NULL,
   workspace_id uuid NOT NULL,
   frequency integer NOT NULL,
-  -- Occurrences in the title and headings (weight A of the chunk's search_vector).
-  heading_frequency integer NOT NULL,
   chunk_length integer NOT NULL,
-  PRIMARY KEY (knowledge_base_id, lexeme, chunk_id) INCLUDE (workspace_id, frequency, heading_frequency, chunk_length)
+  PRIMARY KEY (knowledge_base_id, lexeme, chunk_id) INCLUDE (workspace_id, frequency, chunk_length)
 );
 
 -- Chunk count and total length per knowledge base, for idf and the average length. One row per
@@ -58,12 +56,11 @@ BEGIN
   IF TG_OP IN ('INSERT', 'UPDATE') THEN
     WITH terms AS (
       SELECT c.knowledge_base_id, c.workspace_id, c.id, t.lexeme,
-        coalesce(array_length(t.positions, 1), 1) AS frequency,
-        coalesce(array_length(array_positions(t.weights, 'A'), 1), 0) AS heading_frequency
+        coalesce(array_length(t.positions, 1), 1) AS frequency
       FROM new_chunks c, unnest(c.search_vector) t
     )
-    INSERT INTO keyword_postings (knowledge_base_id, lexeme, chunk_id, workspace_id, frequency, heading_frequency, chunk_length)
-    SELECT knowledge_base_id, lexeme, id, workspace_id, frequency, heading_frequency, sum(frequency) OVER (PARTITION BY id)
+    INSERT INTO keyword_postings (knowledge_base_id, lexeme, chunk_id, workspace_id, frequency, chunk_length)
+    SELECT knowledge_base_id, lexeme, id, workspace_id, frequency, sum(frequency) OVER (PARTITION BY id)
     FROM terms;
     INSERT INTO keyword_totals AS k (knowledge_base_id, backend, workspace_id, chunks, tokens)
     SELECT c.knowledge_base_id, pg_backend_pid(), c.workspace_id, count(*),
@@ -84,12 +81,11 @@ CREATE TRIGGER chunks_keyword_delete AFTER DELETE ON chunks
   REFERENCING OLD TABLE AS old_chunks FOR EACH STATEMENT EXECUTE FUNCTION keyword_index_chunks();
 
 -- The chunks written before this migration. Backend 0 is no session's id.
-INSERT INTO keyword_postings (knowledge_base_id, lexeme, chunk_id, workspace_id, frequency, heading_frequency, chunk_length)
-SELECT knowledge_base_id, lexeme, id, workspace_id, frequency, heading_frequency, sum(frequency) OVER (PARTITION BY id)
+INSERT INTO keyword_postings (knowledge_base_id, lexeme, chunk_id, workspace_id, frequency, chunk_length)
+SELECT knowledge_base_id, lexeme, id, workspace_id, frequency, sum(frequency) OVER (PARTITION BY id)
 FROM (
   SELECT c.knowledge_base_id, c.workspace_id, c.id, t.lexeme,
-    coalesce(array_length(t.positions, 1), 1) AS frequency,
-    coalesce(array_length(array_positions(t.weights, 'A'), 1), 0) AS heading_frequency
+    coalesce(array_length(t.positions, 1), 1) AS frequency
   FROM chunks c, unnest(c.search_vector) t
 ) terms;
 INSERT INTO keyword_totals (knowledge_base_id, backend, workspace_id, chunks, tokens)

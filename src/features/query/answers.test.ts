@@ -47,17 +47,23 @@ describe(`answers from the sample knowledge base, offline defaults (${engine})`,
   after(async () => server?.close());
 
   test('each question is answered from, and cites, the section that holds the answer', async () => {
-    const cases: [string, string, RegExp][] = [
-      ['Which memory allocator does Redis use by default on Linux?', 'Allocator (Redis)', /jemalloc/],
-      ['How do I build a 32 bit Redis binary?', 'Building Redis (Redis)', /make 32bit/],
-      ['How do I upgrade a PostgreSQL cluster to a newer major version on Debian?', 'pg_upgradecluster (PostgreSQL on Debian)', /pg_upgradecluster|migrate a cluster/],
-      ['How do I run the Redis test suite after building?', 'Building Redis (Redis)', /make test/],
+    // Each question with the sections that hold its answer (either may be cited) and what the answer must say.
+    const cases: [string, string[], RegExp][] = [
+      ['Which memory allocator does Redis use by default on Linux?', ['Allocator (Redis)'], /jemalloc/],
+      ['How do I build a 32 bit Redis binary?', ['Building Redis (Redis)'], /make 32bit/],
+      [
+        'How do I upgrade a PostgreSQL cluster to a newer major version on Debian?',
+        ['pg_upgradecluster (PostgreSQL on Debian)', 'Common programs (PostgreSQL on Debian)'],
+        /pg_upgradecluster/,
+      ],
+      ['How do I run the Redis test suite after building?', ['Building Redis (Redis)'], /make test/],
     ];
-    for (const [question, title, expected] of cases) {
+    for (const [question, titles, expected] of cases) {
       const body = await ask(question);
-      assert.ok(citedTitles(body).includes(title), `${question}\n${body.answer}\n${JSON.stringify(body.sources.map((s: any) => s.title))}`);
+      const cited = titles.filter((title) => citedTitles(body).includes(title));
+      assert.ok(cited.length > 0, `${question}\n${body.answer}\n${JSON.stringify(body.sources.map((s: any) => s.title))}`);
       assert.match(body.answer, expected, question);
-      const source = body.sources.find((s: any) => s.title === title);
+      const source = body.sources.find((s: any) => s.title === cited[0]);
       assert.match(source.url, /^https:\/\//);
       assert.ok(body.actions.some((action: any) => action.action.type === 'open_url'), JSON.stringify(body.actions));
       assert.ok(!body.actions.some((action: any) => action.id === 'human'));

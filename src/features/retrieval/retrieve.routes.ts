@@ -49,7 +49,7 @@ export function registerRetrieveRoutes(app: App, context: AppContext): void {
       schema: {
         tags: ['knowledge-bases'],
         security: [{ bearerAuth: [] }],
-        summary: 'Retrieve the chunks that best match a query (hybrid: keyword and vector fused by reciprocal rank)',
+        summary: 'Retrieve the chunks that best match a query (hybrid: keyword BM25 and vector similarity, fused)',
         params: IdParams,
         body: RetrieveBody,
         response: responses({ 200: Type.Object({ mode: Type.String(), results: Type.Array(RetrievedSchema) }) }, [...guardedErrors, 404]),
