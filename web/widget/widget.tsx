@@ -1,5 +1,5 @@
 /** The chat panel and its launcher (rendered by main.tsx inside a shadow root). */
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { friendlyError, RequestError, sendFeedback, streamQuery, type Action, type Answer, type StreamHandlers } from './api.ts';
 import { ChatIcon, CloseIcon, NewIcon, ThumbDownIcon, ThumbUpIcon } from './icons.tsx';
 import { renderMarkdown, safeUrl, sanitizeSvg } from './markdown.ts';
@@ -123,13 +123,13 @@ export function Widget({ options }: { options: WidgetOptions }) {
   const field = useRef<HTMLTextAreaElement>(null);
   const launcher = useRef<HTMLButtonElement>(null);
 
-  // Saved in the commit that renders it, so that a reload right after an answer keeps it.
+  // Layout effects throughout: the saved conversation, the scroll and the focus follow a render in
+  // the same task, never a frame later. A reload right after an answer keeps it.
   useLayoutEffect(() => saveConversation(options.experienceId, conversation), [conversation]);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (log.current) log.current.scrollTop = log.current.scrollHeight;
   }, [conversation.messages, open]);
-  // A layout effect moves the focus in the same task as the render that opens or closes the
-  // panel; a plain effect runs a frame later, leaving the focus on a hidden control meanwhile.
+  // Opening or closing moves the focus at once; a frame later would leave it on a hidden control.
   useLayoutEffect(() => {
     if (!moveFocus.current) return;
     moveFocus.current = false;
