@@ -14,9 +14,7 @@ export async function continuedSession(
   db: Queryable,
   input: { workspaceId: string; experienceId: string; sessionId: string; userId: string | null },
 ): Promise<Session> {
-  const session = await getSession(db, input.workspaceId, input.sessionId).catch((error: unknown) => {
-    throw error instanceof AppError ? notFound('Session', input.sessionId) : error;
-  });
+  const session = await getSession(db, input.workspaceId, input.sessionId);
   if (session.experienceId !== input.experienceId) throw notFound('Session', input.sessionId);
   if (session.userId !== input.userId) {
     throw new AppError('FORBIDDEN', `Session ${session.id} belongs to another userId than the request's.`);
