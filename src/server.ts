@@ -10,6 +10,7 @@ import { createEmbeddingProvider } from './core/providers/embeddings/create.ts';
 import type { EmbeddingProvider } from './core/providers/embeddings/provider.ts';
 import { createAnswerGenerators } from './core/providers/generation/create.ts';
 import { resolveSecrets } from './core/secrets.ts';
+import { releaseOrphanedJobs } from './features/ingestion/queue.ts';
 import { IngestionWorker } from './features/ingestion/worker.ts';
 import { firstStart, firstStartBlock } from './features/workspaces/first-start.ts';
 
@@ -45,6 +46,10 @@ export async function startServer(config: Config, options: StartOptions): Promis
   try {
     const applied = await migrate(db);
     if (applied.length > 0) options.logger.info({ migrations: applied.map((m) => m.name) }, 'applied migrations');
+    if (db.engine === 'pglite') {
+      const resumed = await releaseOrphanedJobs(db);
+      if (resumed > 0) options.logger.info({ jobs: resumed }, 'resuming jobs left by a process that stopped without releasing them');
+    }
     const { secrets, generatedAdminKey } = await resolveSecrets(config);
     const embedder = createEmbeddingProvider(config);
     const workers: IngestionWorker[] = [];

@@ -29,6 +29,7 @@ export const errorTable = {
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
   BAD_GATEWAY: { status: 502, message: 'An upstream provider failed.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready.' },
+  DATABASE_UNAVAILABLE: { status: 503, message: 'The database is not reachable; retry in a few seconds.' },
   GATEWAY_TIMEOUT: { status: 504, message: 'An upstream provider did not answer in time.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -1,45 +1,76 @@
 import pg from 'pg';
 import type { Db, Queryable, QueryResult } from './db.ts';
+import { translateDbError } from './unavailable.ts';
 
 // COUNT(*) and other int8 values come back as strings by default; every count lore reads fits
 // in a double, and PGlite returns numbers, so both engines answer alike.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+// While the server is unreachable a request should fail fast with a 503, not wait for a slot
+// behind others that are waiting too; a healthy server hands out connections in a few ms.
+const CONNECT_TIMEOUT_MS = 5_000;
+
+export type PostgresOptions = {
+  connectionString: string;
+  poolSize: number;
+  /**
+   * The server ends a session left idle inside a transaction this long (a stalled or frozen
+   * process), so that the row locks it holds cannot keep others waiting indefinitely.
+   */
+  idleInTransactionTimeoutMs: number;
+};
+
 function wrap(target: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<Row>(text: string, values: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      const result = await target.query(text, values as unknown[]);
+      const result = await target.query(text, values as unknown[]).catch(translateDbError);
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     },
     async exec(text: string): Promise<void> {
-      await target.query(text);
+      await target.query(text).catch(translateDbError);
     },
   };
 }
 
 /** The server engine: a connection pool to PostgreSQL 15+ with pgvector. */
-export async function openPostgres(connectionString: string, poolSize: number): Promise<Db> {
-  const pool = new pg.Pool({ connectionString, max: poolSize });
-  // An idle client that loses its connection emits here; without a listener the process would exit.
+export async function openPostgres(options: PostgresOptions): Promise<Db> {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
+  });
+  // An idle client that loses its connection emits here; without a listener the process would
+  // exit. The pool drops that client and opens a new connection when one is next needed.
   pool.on('error', () => undefined);
-  await pool.query('SELECT 1');
+  await pool.query('SELECT 1').catch(translateDbError);
   const root = wrap(pool);
   return {
     engine: 'postgres',
     query: root.query,
     exec: root.exec,
     async transaction(work) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch(translateDbError);
+      // A checked-out client has no listener of the pool's: a connection the server terminates
+      // mid-transaction (a restart) emits 'error', which would otherwise end the process.
+      let lost: Error | undefined;
+      const onError = (error: Error) => {
+        lost = error;
+      };
+      client.on('error', onError);
       try {
-        await client.query('BEGIN');
+        await client.query('BEGIN').catch(translateDbError);
         const result = await work(wrap(client));
-        await client.query('COMMIT');
+        await client.query('COMMIT').catch(translateDbError);
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        if (!lost) await client.query('ROLLBACK').catch((rollbackError: Error) => (lost = rollbackError));
         throw error;
       } finally {
-        client.release();
+        client.removeListener('error', onError);
+        // A client whose connection broke is destroyed rather than returned to the pool.
+        client.release(lost);
       }
     },
     close: () => pool.end(),

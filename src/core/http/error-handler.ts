@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isConnectionFailure } from '../db/unavailable.ts';
 import { AppError, errorBody, errorTable, type ErrorDetails, type FieldError } from '../errors.ts';
 
 declare module 'fastify' {
@@ -7,6 +8,10 @@ declare module 'fastify' {
     tooLargeMessage?: string;
   }
 }
+
+// How long a client should wait before retrying while the database is away: PostgreSQL restarts
+// in a few seconds, and the pool opens a fresh connection on the next request.
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 // A payload of 10,000 bad records would otherwise answer 10,000 errors; the first hundred say
 // enough to fix the input.
@@ -42,9 +47,19 @@ function describe(errors: FieldError[]): string {
   return `${first.path} ${first.message}${more}`;
 }
 
-/** Maps Fastify's own errors to a status, a message and details in the spec's shape. */
-function classify(error: FastifyError, request: FastifyRequest): { status: number; message: string; details?: ErrorDetails } {
+/**
+ * Maps any error to a status, a message and details in the spec's shape: lore's own, Fastify's,
+ * a lost database (503). Also used where an error ends a response already under way (a stream).
+ */
+export function classifyError(error: FastifyError, request: FastifyRequest): { status: number; message: string; details?: ErrorDetails } {
   if (error instanceof AppError) return { status: error.status, message: error.message, details: error.details };
+  if (isConnectionFailure(error)) {
+    return {
+      status: 503,
+      message: errorTable.DATABASE_UNAVAILABLE.message,
+      details: { headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } },
+    };
+  }
   if (error.validation) {
     const errors = error.validation.slice(0, MAX_FIELD_ERRORS).map((issue) => fieldError(issue, error.validationContext));
     return { status: 400, message: describe(errors), details: { errors } };
@@ -78,8 +93,10 @@ function classify(error: FastifyError, request: FastifyRequest): { status: numbe
 /** Answers every error, and every unknown route, in the spec's error shape. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const { status, message, details } = classify(error, request);
-    if (status >= 500) {
+    const { status, message, details } = classifyError(error, request);
+    if (status === 503) {
+      request.log.warn({ err: error, reqId: request.id }, message);
+    } else if (status >= 500) {
       request.log.error({ err: error, reqId: request.id }, 'unexpected error');
     } else {
       request.log.info({ status, code: (error as AppError).code ?? error.code }, message);

@@ -12,21 +12,11 @@ type JobRow = {
   adapter_id: string;
   status: JobStatus;
   record_count: number;
-  processed: number;
-  successful: number;
-  failed: number;
-  skipped: number;
-  entries_created: number;
-  entries_updated: number;
-  entries_skipped: number;
-  entries_deleted: number;
-  embeddings_generated: number;
   timings: Record<string, number>;
   error: string | null;
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
-  updated_at: Date;
   payload?: unknown;
 };
 
@@ -42,8 +32,7 @@ type ResultRow = {
 };
 
 const jobColumns = `id, workspace_id, knowledge_base_id, source_id, adapter_type, adapter_id, status, record_count,
-  processed, successful, failed, skipped, entries_created, entries_updated, entries_skipped, entries_deleted,
-  embeddings_generated, timings, error, created_at, started_at, completed_at, updated_at`;
+  timings, error, created_at, started_at, completed_at`;
 
 function toResult(row: ResultRow): RecordResult {
   return {
@@ -58,18 +47,50 @@ function toResult(row: ResultRow): RecordResult {
   };
 }
 
+/** A job's counters, from its result rows. */
+type Counts = {
+  processed: number;
+  successful: number;
+  failed: number;
+  skipped: number;
+  created: number;
+  updated: number;
+  deleted: number;
+  embeddings: number;
+};
+
+/**
+ * Counts the results. The counters are never stored: derived from the rows that each record's
+ * own transaction wrote, they always equal the stored data, whichever worker wrote it, and
+ * however many died on the way; and they only grow while the job runs.
+ */
+function countResults(results: RecordResult[]): Counts {
+  const counts: Counts = { processed: results.length, successful: 0, failed: 0, skipped: 0, created: 0, updated: 0, deleted: 0, embeddings: 0 };
+  for (const result of results) {
+    counts.embeddings += result.embeddingCount;
+    if (result.status === 'failed') counts.failed += 1;
+    else if (result.status === 'skipped') counts.skipped += 1;
+    else counts.successful += 1;
+    if (result.status === 'deleted') counts.deleted += 1;
+    if (result.action === 'created') counts.created += 1;
+    if (result.action === 'updated') counts.updated += 1;
+  }
+  return counts;
+}
+
 /** Throughput so far and the time left at that rate; null unless the job is processing. */
-function eta(row: JobRow): Job['data']['eta'] {
-  if (row.status !== 'processing' || !row.started_at || row.processed === 0) return null;
-  const seconds = Math.max((row.updated_at.getTime() - row.started_at.getTime()) / 1000, 0.001);
-  const recordsPerSecond = row.processed / seconds;
+function eta(row: JobRow, processed: number): Job['data']['eta'] {
+  if (row.status !== 'processing' || !row.started_at || processed === 0) return null;
+  const seconds = Math.max((Date.now() - row.started_at.getTime()) / 1000, 0.001);
+  const recordsPerSecond = processed / seconds;
   return {
     recordsPerSecond: Math.round(recordsPerSecond * 10) / 10,
-    secondsRemaining: Math.round(((row.record_count - row.processed) / recordsPerSecond) * 10) / 10,
+    secondsRemaining: Math.round(((row.record_count - processed) / recordsPerSecond) * 10) / 10,
   };
 }
 
 function toJob(row: JobRow, results: RecordResult[], includePayload: boolean): Job {
+  const counts = countResults(results);
   return {
     id: row.id,
     status: row.status,
@@ -79,24 +100,24 @@ function toJob(row: JobRow, results: RecordResult[], includePayload: boolean): J
       knowledgeBaseId: row.knowledge_base_id,
       recordCount: row.record_count,
       progress: {
-        processed: row.processed,
+        processed: counts.processed,
         total: row.record_count,
-        successful: row.successful,
-        failed: row.failed,
-        skipped: row.skipped,
+        successful: counts.successful,
+        failed: counts.failed,
+        skipped: counts.skipped,
       },
-      eta: eta(row),
+      eta: eta(row, counts.processed),
       timings: row.timings,
       results,
     },
     result: {
       sourceId: row.source_id,
-      entriesCreated: row.entries_created,
-      entriesUpdated: row.entries_updated,
-      entriesSkipped: row.entries_skipped,
-      entriesDeleted: row.entries_deleted,
-      entriesFailed: row.failed,
-      embeddingsGenerated: row.embeddings_generated,
+      entriesCreated: counts.created,
+      entriesUpdated: counts.updated,
+      entriesSkipped: counts.skipped,
+      entriesDeleted: counts.deleted,
+      entriesFailed: counts.failed,
+      embeddingsGenerated: counts.embeddings,
       ...(row.error ? { error: row.error } : {}),
     },
     ...(includePayload ? { payload: row.payload } : {}),

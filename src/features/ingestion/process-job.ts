@@ -7,15 +7,15 @@ import { chunkContent, type Chunk } from './chunking/chunk-content.ts';
 import { contentHash, sha256 } from './content-hash.ts';
 import { embeddingText } from './embedding-text.ts';
 import { lockEmbedding } from './embedding-lock.ts';
-import { UnrecoverableJobError } from './job-errors.ts';
-import { addProgress, emptyTally, finishedOrdinals, jobPayload, recount, type ClaimedJob, type Tally } from './queue.ts';
+import { LeaseLostError, UnrecoverableJobError } from './job-errors.ts';
+import { finishedOrdinals, holdsLease, jobPayload, saveTimings, type ClaimedJob } from './queue.ts';
 
 // A batch ends at whichever comes first. 256 chunks keep both embedder threads busy with full
 // batches; 100 records keep a cancelled job stopping within about a second of work.
 const BATCH_MAX_RECORDS = 100;
 const BATCH_MAX_CHUNKS = 256;
-// Progress is written at least once per batch, but not more often than this per job.
-const PROGRESS_INTERVAL_MS = 250;
+// Timings are written at least once per batch, but not more often than this per job.
+const TIMINGS_INTERVAL_MS = 250;
 
 export type JobDeps = { db: Db; embedder: EmbeddingProvider; log: Logger };
 
@@ -62,9 +62,19 @@ function toVectorText(vector: Float32Array): string {
  * Runs one claimed job to its end (or until `shouldContinue` says stop): normalize, deduplicate
  * by content hash, chunk, embed, write. Resumable: records with a result row are skipped, and
  * each record's writes and its result row commit in one transaction, so a crash at any point
- * loses nothing and duplicates nothing.
+ * loses nothing and duplicates nothing. Every result row is fenced with the lease: a worker that
+ * lost the job (cancelled, or taken over while it was frozen) writes nothing more.
  */
 export async function processJob(deps: JobDeps, job: ClaimedJob, shouldContinue: ShouldContinue): Promise<'done' | 'stopped'> {
+  try {
+    return await runBatches(deps, job, shouldContinue);
+  } catch (error) {
+    if (error instanceof LeaseLostError) return 'stopped';
+    throw error;
+  }
+}
+
+async function runBatches(deps: JobDeps, job: ClaimedJob, shouldContinue: ShouldContinue): Promise<'done' | 'stopped'> {
   const { db } = deps;
   const timings: Timings = { parse: 0, hash: 0, chunk: 0, embed: 0, write: 0 };
   const adapter = findAdapter(job.adapterType);
@@ -77,7 +87,6 @@ export async function processJob(deps: JobDeps, job: ClaimedJob, shouldContinue:
   if (!chunking) throw new UnrecoverableJobError('The knowledge base was deleted.');
   const chunkOptions = { chunkSize: chunking.chunk_size, chunkOverlap: chunking.chunk_overlap };
 
-  if (job.attempts > 1) await recount(db, job);
   const done = await finishedOrdinals(db, job);
   let started = performance.now();
   const records: Indexed<NormalizedRecord | RecordFailure>[] = [];
@@ -92,15 +101,13 @@ export async function processJob(deps: JobDeps, job: ClaimedJob, shouldContinue:
   // twin is still in flight in the previous batch.
   const writtenHashes = new Map<string, string>();
   let embeddingChecked = false;
-  let pendingWrite: Promise<Tally> | undefined;
-  let unsaved = emptyTally();
-  let lastProgress = 0;
+  let pendingWrite: Promise<void> | undefined;
+  let lastSaved = 0;
 
-  const flush = async (force: boolean) => {
-    if (!force && performance.now() - lastProgress < PROGRESS_INTERVAL_MS) return;
-    await addProgress(db, job, unsaved, roundTimings(timings));
-    unsaved = emptyTally();
-    lastProgress = performance.now();
+  const save = async (force: boolean) => {
+    if (!force && performance.now() - lastSaved < TIMINGS_INTERVAL_MS) return;
+    await saveTimings(db, job, roundTimings(timings));
+    lastSaved = performance.now();
   };
 
   for (const batch of batches(records, chunkOptions.chunkSize)) {
@@ -112,10 +119,10 @@ export async function processJob(deps: JobDeps, job: ClaimedJob, shouldContinue:
       await lockEmbedding(db, job, deps.embedder);
       embeddingChecked = true;
     }
-    if (pendingWrite) addTally(unsaved, await pendingWrite);
-    await flush(false);
+    await pendingWrite;
+    await save(false);
     if (!(await shouldContinue())) {
-      await flush(true);
+      await save(true);
       return 'stopped';
     }
     pendingWrite = write(db, job, prepared, timings);
@@ -123,17 +130,13 @@ export async function processJob(deps: JobDeps, job: ClaimedJob, shouldContinue:
     // would end the whole process instead of this job's attempt.
     pendingWrite.catch(() => undefined);
   }
-  if (pendingWrite) addTally(unsaved, await pendingWrite);
-  await flush(true);
+  await pendingWrite;
+  await save(true);
   return 'done';
 }
 
 function roundTimings(timings: Timings): Record<string, number> {
   return Object.fromEntries(Object.entries(timings).map(([stage, ms]) => [stage, Math.round(ms)]));
-}
-
-function addTally(into: Tally, add: Tally): void {
-  for (const key of Object.keys(into) as (keyof Tally)[]) into[key] += add[key];
 }
 
 /** Splits records into batches bounded by record count and by an estimate of their chunks. */
@@ -250,16 +253,24 @@ async function embed(deps: JobDeps, job: ClaimedJob, writes: Write[]): Promise<v
 
 class AlreadyRecorded extends Error {}
 
+/**
+ * Inserts a record's result row, fenced with the lease. No row means either that another worker
+ * recorded this record first (it took the job over while this one stalled: roll this copy back,
+ * so that nothing is written twice) or that the job is no longer this worker's (stop).
+ */
 async function insertResult(tx: Queryable, job: ClaimedJob, outcome: Outcome): Promise<void> {
   const { rowCount } = await tx.query(
     `INSERT INTO ingestion_job_results
        (job_id, workspace_id, ordinal, record_id, status, action, reason, entry_id, embedding_count, error)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (job_id, ordinal) DO NOTHING`,
-    [job.id, job.workspaceId, outcome.ordinal, outcome.recordId, outcome.status, outcome.action ?? null, outcome.reason ?? null, outcome.entryId, outcome.embeddingCount, outcome.error ?? null],
+     SELECT $1::uuid, $2::uuid, $3::int, $4, $5, $6, $7, $8::uuid, $9::int, $10
+     WHERE EXISTS (SELECT 1 FROM ingestion_jobs WHERE workspace_id = $2 AND id = $1 AND lease_owner = $11 AND status = 'processing')
+     ON CONFLICT (job_id, ordinal) DO NOTHING`,
+    [job.id, job.workspaceId, outcome.ordinal, outcome.recordId, outcome.status, outcome.action ?? null, outcome.reason ?? null,
+      outcome.entryId, outcome.embeddingCount, outcome.error ?? null, job.workerId],
   );
-  // Another worker that took the job over while this one stalled already finished this record:
-  // roll this copy back so that nothing is written twice.
-  if (rowCount === 0) throw new AlreadyRecorded();
+  if (rowCount > 0) return;
+  if (await holdsLease(tx, job)) throw new AlreadyRecorded();
+  throw new LeaseLostError();
 }
 
 async function writeRecord(tx: Queryable, job: ClaimedJob, write: Write): Promise<Outcome> {
@@ -328,56 +339,37 @@ async function deleteRecord(tx: Queryable, job: ClaimedJob, item: Indexed<Normal
     : { ...base, status: 'skipped', reason: 'not_found', entryId: null };
 }
 
-function tallyOf(outcome: Outcome, tally: Tally): void {
-  tally.processed += 1;
-  tally.embeddings += outcome.embeddingCount;
-  if (outcome.status === 'failed') tally.failed += 1;
-  else if (outcome.status === 'skipped') {
-    tally.skipped += 1;
-    tally.entriesSkipped += 1;
-  } else {
-    tally.successful += 1;
-    if (outcome.status === 'deleted') tally.deleted += 1;
-    if (outcome.action === 'created') tally.created += 1;
-    if (outcome.action === 'updated') tally.updated += 1;
-  }
-}
-
 /** Writes a prepared batch: each record with its result row in one transaction. */
-async function write(db: Db, job: ClaimedJob, prepared: Prepared, timings: Timings): Promise<Tally> {
+async function write(db: Db, job: ClaimedJob, prepared: Prepared, timings: Timings): Promise<void> {
   const started = performance.now();
-  const tally = emptyTally();
   const commit = async (work: (tx: Queryable) => Promise<Outcome>) => {
     try {
-      const outcome = await db.transaction(async (tx) => {
+      await db.transaction(async (tx) => {
         // A record's transaction need not wait for its WAL flush: should the server crash first,
         // the record and its result row are lost together, and the resumed job writes it again.
         if (db.engine === 'postgres') await tx.query('SET LOCAL synchronous_commit = off');
-        const result = await work(tx);
-        await insertResult(tx, job, result);
-        return result;
+        await insertResult(tx, job, await work(tx));
       });
-      tallyOf(outcome, tally);
     } catch (error) {
       if (!(error instanceof AlreadyRecorded)) throw error;
     }
   };
-  if (prepared.outcomes.length > 0) await commitOutcomes(db, job, prepared.outcomes, tally);
+  if (prepared.outcomes.length > 0) await commitOutcomes(db, job, prepared.outcomes);
   for (const item of prepared.deletes) await commit((tx) => deleteRecord(tx, job, item));
   for (const item of prepared.writes) await commit((tx) => writeRecord(tx, job, item));
   timings.write += elapsed(started);
-  return tally;
 }
 
-/** Skipped and failed records touch no entry: their result rows go in as one statement. */
-async function commitOutcomes(db: Db, job: ClaimedJob, outcomes: Outcome[], tally: Tally): Promise<void> {
-  const { rows } = await db.query<{ ordinal: number }>(
+/** Skipped and failed records touch no entry: their result rows go in as one statement, fenced too. */
+async function commitOutcomes(db: Db, job: ClaimedJob, outcomes: Outcome[]): Promise<void> {
+  const { rowCount } = await db.query(
     `INSERT INTO ingestion_job_results
        (job_id, workspace_id, ordinal, record_id, status, action, reason, entry_id, embedding_count, error)
      SELECT $1, $2, o.ordinal, o.record_id, o.status, NULL, o.reason, o.entry_id, 0, o.error
      FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::text[])
        AS o(ordinal, record_id, status, reason, entry_id, error)
-     ON CONFLICT (job_id, ordinal) DO NOTHING RETURNING ordinal`,
+     WHERE EXISTS (SELECT 1 FROM ingestion_jobs WHERE workspace_id = $2 AND id = $1 AND lease_owner = $9 AND status = 'processing')
+     ON CONFLICT (job_id, ordinal) DO NOTHING`,
     [
       job.id,
       job.workspaceId,
@@ -387,8 +379,8 @@ async function commitOutcomes(db: Db, job: ClaimedJob, outcomes: Outcome[], tall
       outcomes.map((o) => o.reason ?? null),
       outcomes.map((o) => o.entryId),
       outcomes.map((o) => o.error ?? null),
+      job.workerId,
     ],
   );
-  const inserted = new Set(rows.map((row) => row.ordinal));
-  for (const outcome of outcomes) if (inserted.has(outcome.ordinal)) tallyOf(outcome, tally);
+  if (rowCount < outcomes.length && !(await holdsLease(db, job))) throw new LeaseLostError();
 }

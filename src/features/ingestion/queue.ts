@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db/db.ts';
+import type { Db, Queryable } from '../../core/db/db.ts';
 
 /** A job as a worker sees it once it holds the lease. */
 export type ClaimedJob = {
@@ -8,15 +8,25 @@ export type ClaimedJob = {
   sourceId: string;
   adapterType: string;
   recordCount: number;
+  /** Claims so far, this one included. */
   attempts: number;
+  /** Claims since the last one that followed progress (see `claimJob`): what the attempt limit counts. */
+  attemptsWithoutProgress: number;
   createdAt: Date;
+  /** The worker holding the lease: every write of the job is fenced with it. */
+  workerId: string;
 };
 
 /**
  * Claims the oldest job that is pending, or processing under an expired lease (its worker died),
- * in one statement. `FOR UPDATE SKIP LOCKED` lets any number of workers poll at once without
- * waiting on each other or claiming the same row; the lease, not the row lock, is what keeps the
- * job owned afterwards, so no transaction stays open while a job runs.
+ * in one statement. `FOR NO KEY UPDATE SKIP LOCKED` lets any number of workers poll at once
+ * without waiting on each other or claiming the same row; the lease, not the row lock, is what
+ * keeps the job owned afterwards, so no transaction stays open while a job runs. It is NO KEY
+ * UPDATE rather than UPDATE because a record's transaction holds a KEY SHARE lock on the job row
+ * (the foreign key of its result row): with FOR UPDATE, a worker frozen inside such a transaction
+ * would hide its job from every other worker until it woke, whatever its lease said.
+ *
+ * `attemptsWithoutProgress` restarts at 1 when the previous attempt wrote result rows.
  *
  * This is the one statement that reads across workspaces: workers serve every workspace. Every
  * statement after the claim filters by the job's workspace.
@@ -30,21 +40,28 @@ export async function claimJob(db: Db, workerId: string, leaseSeconds: number): 
     adapter_type: string;
     record_count: number;
     attempts: number;
+    attempts_without_progress: number;
     created_at: Date;
   }>(
     `WITH next AS (
-       SELECT id FROM ingestion_jobs
+       SELECT id, workspace_id FROM ingestion_jobs
        WHERE status = 'pending' OR (status = 'processing' AND lease_expires_at < now())
        ORDER BY created_at, id
        LIMIT 1
-       FOR UPDATE SKIP LOCKED
+       FOR NO KEY UPDATE SKIP LOCKED
+     ), finished AS (
+       SELECT count(*)::int AS results FROM ingestion_job_results, next
+       WHERE ingestion_job_results.workspace_id = next.workspace_id AND ingestion_job_results.job_id = next.id
      )
      UPDATE ingestion_jobs AS job
      SET status = 'processing', lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
-         attempts = job.attempts + 1, started_at = COALESCE(job.started_at, now()), updated_at = now()
-     FROM next WHERE job.id = next.id
+         attempts = job.attempts + 1,
+         attempts_without_progress = CASE WHEN finished.results > job.results_at_claim THEN 1 ELSE job.attempts_without_progress + 1 END,
+         results_at_claim = finished.results,
+         started_at = COALESCE(job.started_at, now()), updated_at = now()
+     FROM next, finished WHERE job.id = next.id
      RETURNING job.id, job.workspace_id, job.knowledge_base_id, job.source_id, job.adapter_type,
-               job.record_count, job.attempts, job.created_at`,
+               job.record_count, job.attempts, job.attempts_without_progress, job.created_at`,
     [workerId, leaseSeconds],
   );
   const row = rows[0];
@@ -57,121 +74,89 @@ export async function claimJob(db: Db, workerId: string, leaseSeconds: number): 
     adapterType: row.adapter_type,
     recordCount: row.record_count,
     attempts: row.attempts,
+    attemptsWithoutProgress: row.attempts_without_progress,
     createdAt: row.created_at,
+    workerId,
   };
+}
+
+/**
+ * Expires the leases of every processing job at once. Only for the embedded engine at start-up:
+ * one process owns a PGlite database, so a job still processing there was left by a process that
+ * died, and waiting out its lease would only delay the resume.
+ */
+export async function releaseOrphanedJobs(db: Db): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE ingestion_jobs SET lease_expires_at = now() - interval '1 second'
+     WHERE status = 'processing' AND lease_expires_at >= now()`,
+  );
+  return rowCount;
 }
 
 /**
  * Extends the lease. Returns false when the job is no longer this worker's to run: cancelled,
  * or taken over by another worker after this one stalled past its lease.
  */
-export async function renewLease(db: Db, job: ClaimedJob, workerId: string, leaseSeconds: number): Promise<boolean> {
+export async function renewLease(db: Db, job: ClaimedJob, leaseSeconds: number): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE ingestion_jobs SET lease_expires_at = now() + make_interval(secs => $4)
      WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND status = 'processing'`,
-    [job.workspaceId, job.id, workerId, leaseSeconds],
+    [job.workspaceId, job.id, job.workerId, leaseSeconds],
   );
   return rowCount > 0;
 }
 
-/** Counter increments of one batch. */
-export type Tally = {
-  processed: number;
-  successful: number;
-  failed: number;
-  skipped: number;
-  created: number;
-  updated: number;
-  entriesSkipped: number;
-  deleted: number;
-  embeddings: number;
-};
-
-export function emptyTally(): Tally {
-  return { processed: 0, successful: 0, failed: 0, skipped: 0, created: 0, updated: 0, entriesSkipped: 0, deleted: 0, embeddings: 0 };
+/**
+ * Stores the time spent per stage, and whether this worker still holds the job (false when it
+ * was cancelled or taken over). The counters need no writing: they are read from the result rows.
+ */
+export async function saveTimings(db: Db, job: ClaimedJob, timings: Record<string, number>): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE ingestion_jobs SET timings = $4::jsonb, updated_at = now()
+     WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND status = 'processing'`,
+    [job.workspaceId, job.id, job.workerId, JSON.stringify(timings)],
+  );
+  return rowCount > 0;
 }
 
 /**
- * Adds a batch's counts and timings to the job row. Never changes the status, so a job cancelled
- * meanwhile stays cancelled and still shows what was written before the worker stopped.
+ * Whether `job` is still this worker's: processing under its lease. A write whose result row
+ * was not inserted asks this to tell "another worker recorded it first" from "the job is lost".
  */
-export async function addProgress(db: Db, job: ClaimedJob, tally: Tally, timings: Record<string, number>): Promise<void> {
-  await db.query(
-    `UPDATE ingestion_jobs SET
-       processed = processed + $3, successful = successful + $4, failed = failed + $5, skipped = skipped + $6,
-       entries_created = entries_created + $7, entries_updated = entries_updated + $8,
-       entries_skipped = entries_skipped + $9, entries_deleted = entries_deleted + $10,
-       embeddings_generated = embeddings_generated + $11, timings = $12::jsonb, updated_at = now()
-     WHERE workspace_id = $1 AND id = $2`,
-    [
-      job.workspaceId,
-      job.id,
-      tally.processed,
-      tally.successful,
-      tally.failed,
-      tally.skipped,
-      tally.created,
-      tally.updated,
-      tally.entriesSkipped,
-      tally.deleted,
-      tally.embeddings,
-      JSON.stringify(timings),
-    ],
+export async function holdsLease(db: Queryable, job: ClaimedJob): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM ingestion_jobs WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND status = 'processing'`,
+    [job.workspaceId, job.id, job.workerId],
   );
-}
-
-/**
- * Recomputes the counters from the result rows. A worker that died may have committed records
- * after its last progress update; the job's next worker starts from the truth.
- */
-export async function recount(db: Db, job: ClaimedJob): Promise<void> {
-  await db.query(
-    `UPDATE ingestion_jobs AS job SET
-       processed = counts.processed, successful = counts.successful, failed = counts.failed,
-       skipped = counts.skipped, entries_created = counts.created, entries_updated = counts.updated,
-       entries_skipped = counts.skipped, entries_deleted = counts.deleted, embeddings_generated = counts.embeddings
-     FROM (
-       SELECT count(*)::int AS processed,
-              count(*) FILTER (WHERE status IN ('success', 'deleted'))::int AS successful,
-              count(*) FILTER (WHERE status = 'failed')::int AS failed,
-              count(*) FILTER (WHERE status = 'skipped')::int AS skipped,
-              count(*) FILTER (WHERE action = 'created')::int AS created,
-              count(*) FILTER (WHERE action = 'updated')::int AS updated,
-              count(*) FILTER (WHERE status = 'deleted')::int AS deleted,
-              COALESCE(sum(embedding_count), 0)::int AS embeddings
-       FROM ingestion_job_results WHERE workspace_id = $1 AND job_id = $2
-     ) AS counts
-     WHERE job.workspace_id = $1 AND job.id = $2`,
-    [job.workspaceId, job.id],
-  );
+  return rowCount > 0;
 }
 
 /** Marks the job completed (unless it was cancelled or taken over meanwhile). */
-export async function completeJob(db: Db, job: ClaimedJob, workerId: string): Promise<void> {
+export async function completeJob(db: Db, job: ClaimedJob): Promise<void> {
   await db.query(
     `UPDATE ingestion_jobs SET status = 'completed', completed_at = now(), updated_at = now(),
        lease_owner = NULL, lease_expires_at = NULL
      WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND status = 'processing'`,
-    [job.workspaceId, job.id, workerId],
+    [job.workspaceId, job.id, job.workerId],
   );
 }
 
 /** Marks the job failed with `result.error` (an unrecoverable error). */
-export async function failJob(db: Db, job: ClaimedJob, workerId: string, error: string): Promise<void> {
+export async function failJob(db: Db, job: ClaimedJob, error: string): Promise<void> {
   await db.query(
     `UPDATE ingestion_jobs SET status = 'failed', error = $4, completed_at = now(), updated_at = now(),
        lease_owner = NULL, lease_expires_at = NULL
      WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND status = 'processing'`,
-    [job.workspaceId, job.id, workerId, error],
+    [job.workspaceId, job.id, job.workerId, error],
   );
 }
 
 /** Gives the job back at once (a graceful shutdown) so that another worker continues it now. */
-export async function releaseJob(db: Db, job: ClaimedJob, workerId: string): Promise<void> {
+export async function releaseJob(db: Db, job: ClaimedJob): Promise<void> {
   await db.query(
     `UPDATE ingestion_jobs SET lease_expires_at = now() - interval '1 second'
      WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND status = 'processing'`,
-    [job.workspaceId, job.id, workerId],
+    [job.workspaceId, job.id, job.workerId],
   );
 }
 

@@ -3,12 +3,16 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Db } from '../../core/db/db.ts';
 import { AppError } from '../../core/errors.ts';
+import { DatabaseUnavailableError } from '../../core/db/unavailable.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
 import { UnrecoverableJobError } from './job-errors.ts';
 import { processJob } from './process-job.ts';
 import { claimJob, completeJob, failJob, releaseJob, renewLease, type ClaimedJob } from './queue.ts';
 
 const ANALYZE_AFTER_RECORDS = 500;
+// While the database is unreachable, polls back off to this: an outage of minutes costs a few
+// dozen connection attempts per worker, and the resume comes within 5 s of the database.
+const MAX_OUTAGE_POLL_MS = 5_000;
 
 export type WorkerOptions = {
   leaseSeconds: number;
@@ -62,15 +66,20 @@ export class IngestionWorker {
   }
 
   private async run(): Promise<void> {
+    let failedPolls = 0;
     while (this.running) {
       let job: ClaimedJob | undefined;
       try {
         job = await claimJob(this.deps.db, this.id, this.options.leaseSeconds);
+        if (failedPolls > 0) this.deps.log.info({ failedPolls }, 'ingestion worker reaches the database again');
+        failedPolls = 0;
       } catch (error) {
-        this.deps.log.error({ err: error }, 'ingestion worker could not claim a job');
+        // Logged once per outage, not at every poll.
+        if (failedPolls === 0) this.deps.log.error({ err: error }, 'ingestion worker could not claim a job; retrying');
+        failedPolls += 1;
       }
       if (job) await this.work(job);
-      else await this.idle(this.options.pollMs);
+      else await this.idle(failedPolls > 0 ? Math.min(this.options.pollMs * 2 ** failedPolls, MAX_OUTAGE_POLL_MS) : this.options.pollMs);
     }
   }
 
@@ -88,14 +97,17 @@ export class IngestionWorker {
   private async work(job: ClaimedJob): Promise<void> {
     const { db, log } = this.deps;
     const jobLog = log.child({ jobId: job.id, workspaceId: job.workspaceId, attempt: job.attempts });
-    if (job.attempts > this.options.maxAttempts) {
-      await failJob(db, job, this.id, `Gave up after ${this.options.maxAttempts} attempts; see the worker logs.`);
+    // Only attempts that made no progress count: a worker killed after writing records (a
+    // restart, a deploy) is not the job's fault, while a job that crashes its worker every time
+    // still ends after the limit.
+    if (job.attemptsWithoutProgress > this.options.maxAttempts) {
+      await failJob(db, job, `Gave up after ${this.options.maxAttempts} attempts without progress; see the worker logs.`);
       return;
     }
     let owned = true;
     // The heartbeat renews the lease at a third of its length, so two missed beats still keep it.
     const heartbeat = setInterval(() => {
-      renewLease(db, job, this.id, this.options.leaseSeconds)
+      renewLease(db, job, this.options.leaseSeconds)
         .then((renewed) => {
           if (!renewed) owned = false;
         })
@@ -106,28 +118,32 @@ export class IngestionWorker {
       jobLog.info('ingestion job started');
       // Renewing at every batch boundary is also how a cancellation is noticed within one batch.
       const shouldContinue = async () => {
-        if (owned && this.running) owned = await renewLease(db, job, this.id, this.options.leaseSeconds);
+        if (owned && this.running) owned = await renewLease(db, job, this.options.leaseSeconds);
         return owned && this.running;
       };
       const ending = await processJob({ ...this.deps, log: jobLog }, job, shouldContinue);
       if (ending === 'done') {
-        await completeJob(db, job, this.id);
+        await completeJob(db, job);
         jobLog.info({ ms: Math.round(performance.now() - started) }, 'ingestion job finished');
         await this.tidyUp(job);
       } else if (!this.running) {
-        await releaseJob(db, job, this.id);
+        await releaseJob(db, job);
         jobLog.info('ingestion job released at shutdown');
       } else {
         jobLog.info('ingestion job stopped: cancelled or taken over');
       }
     } catch (error) {
       const unrecoverable = error instanceof UnrecoverableJobError || (error instanceof AppError && error.status >= 500);
-      if (unrecoverable || job.attempts >= this.options.maxAttempts) {
+      if (error instanceof DatabaseUnavailableError) {
+        // Its lease expires while the database is away; once it is back, this worker or another
+        // claims the job again and resumes it from its result rows.
+        jobLog.warn({ err: error }, 'ingestion job interrupted: the database is unreachable; it resumes when the database is back');
+      } else if (unrecoverable || job.attemptsWithoutProgress >= this.options.maxAttempts) {
         jobLog.error({ err: error }, 'ingestion job failed');
-        await failJob(db, job, this.id, error instanceof Error ? error.message : String(error)).catch(() => undefined);
+        await failJob(db, job, error instanceof Error ? error.message : String(error)).catch(() => undefined);
       } else {
-        // A transient error (the database restarting, say): leave the lease to expire, and the
-        // job is claimed again, by this worker or another, and resumes from its results.
+        // Another transient error: leave the lease to expire, and the job is claimed again, by
+        // this worker or another, and resumes from its results.
         jobLog.warn({ err: error }, 'ingestion job interrupted; it will be retried');
       }
     } finally {

@@ -1,8 +1,9 @@
 import { PassThrough } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../core/context.ts';
-import { AppError, errorBody, errorTable } from '../../core/errors.ts';
+import { AppError, errorBody } from '../../core/errors.ts';
+import { classifyError } from '../../core/http/error-handler.ts';
 import type { App } from '../../core/http/app-types.ts';
 import { responses } from '../../core/http/schemas.ts';
 import { startAnswer, type AnswerInProgress } from './answer-query.ts';
@@ -53,10 +54,9 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, answer
       stream.write(event('actions', { actions: response.actions }));
       stream.write(event('done', response));
     } catch (error) {
-      const known = error instanceof AppError;
-      if (!known) request.log.error({ err: error }, 'the answer stream failed');
-      const status = known ? error.status : 500;
-      stream.write(event('error', errorBody(status, known ? error.message : errorTable.INTERNAL.message, request.url)));
+      const { status, message } = classifyError(error as FastifyError, request);
+      if (status >= 500) request.log.error({ err: error }, 'the answer stream failed');
+      stream.write(event('error', errorBody(status, message, request.url)));
     } finally {
       stream.end();
     }
