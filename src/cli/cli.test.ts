@@ -154,7 +154,31 @@ describe(`the lore command (${engine})`, () => {
       json: { clientId: client.clientId, clientSecret: `${client.clientSecret}x` },
     });
     assert.equal(wrongSecret.status, 401);
+  });
 
+  if (engine === 'pglite') {
+    test('while lore start runs on the embedded database, lore admin refuses with exit code 1 and writes nothing', async () => {
+      assert.ok(server, 'the server of the previous test runs');
+      const attempts = [
+        ['admin', 'client', 'create', '--workspace', workspaceId, '--scopes', '*'],
+        ['admin', 'workspace', 'create', 'ghost'],
+        ['migrate'],
+      ];
+      for (const args of attempts) {
+        const refused = await runLore(args, options);
+        assert.equal(refused.code, 1, describeRun(refused));
+        assert.equal(refused.stdout, '', 'no id or secret is printed for a write that did not happen');
+        assert.match(refused.stderr, /^lore: The embedded database in \S+ is in use by another lore process \(pid \d+, `lore start` since /, describeRun(refused));
+      }
+      // The next test finds only the workspace created before the server started: "ghost" was not written.
+    });
+  }
+
+  test('lore start stops with exit code 0 on SIGTERM; then the database is free again, and holds no refused write', async () => {
+    assert.ok(server, 'the server of the earlier test runs');
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
+    const listed = await runLore(['admin', 'workspace', 'list'], options);
+    assert.equal(listed.code, 0, describeRun(listed));
+    assert.deepEqual(JSON.parse(listed.stdout).workspaces.map((workspace: { id: string }) => workspace.id), [workspaceId]);
   });
 });

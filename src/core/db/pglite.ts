@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { lockDataDir } from './data-dir-lock.ts';
 import type { Db, Queryable, QueryResult } from './db.ts';
 
 function wrap(target: PGlite | Transaction): Queryable {
@@ -26,14 +27,28 @@ function wrap(target: PGlite | Transaction): Queryable {
  * PostgreSQL too.
  */
 export async function openPglite(dataDir: string, options: { loadDataDir?: Blob } = {}): Promise<Db> {
-  if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
-  const pglite = await PGlite.create({ dataDir, extensions: { vector }, loadDataDir: options.loadDataDir });
+  let unlock: () => Promise<void> = async () => undefined;
+  if (!dataDir.startsWith('memory://')) {
+    await mkdir(dataDir, { recursive: true });
+    // Beside the directory, not in it: PGlite takes an empty directory for a new database.
+    unlock = await lockDataDir(`${dataDir}.lock`, dataDir);
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({ dataDir, extensions: { vector }, loadDataDir: options.loadDataDir });
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
   const root = wrap(pglite);
   return {
     engine: 'pglite',
     query: root.query,
     exec: root.exec,
     transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
-    close: () => pglite.close(),
+    async close() {
+      await pglite.close();
+      await unlock();
+    },
   };
 }
