@@ -8,7 +8,8 @@ import addFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifySchema, type FastifySchemaCompiler } from 'fastify';
 import type { AppContext } from './core/context.ts';
 import type { App, Feature } from './core/http/app-types.ts';
-import { installErrorHandling } from './core/http/error-handler.ts';
+import { answerClientError, answerFrameworkError, installErrorHandling } from './core/http/error-handler.ts';
+import { installInputGuard } from './core/http/input-guard.ts';
 import { installMetrics } from './core/http/metrics.ts';
 import { ErrorBodySchema } from './core/http/schemas.ts';
 import { registerAccessTokenRoutes } from './features/auth/access-tokens.routes.ts';
@@ -48,7 +49,8 @@ const features: Feature[] = [
  */
 function buildValidator(externalSchemas: Record<string, AnySchema>): FastifySchemaCompiler<AnySchema> {
   const ajvFor = (coerceTypes: 'array' | false) => {
-    const ajv = new Ajv({ coerceTypes, removeAdditional: false, allErrors: true, useDefaults: true, addUsedSchema: false, allowUnionTypes: true });
+    // strictNumbers: a JSON body's 1e400 parses as Infinity, which plain ajv counts as an integer.
+    const ajv = new Ajv({ coerceTypes, removeAdditional: false, allErrors: true, useDefaults: true, addUsedSchema: false, allowUnionTypes: true, strictNumbers: true });
     addFormats.default(ajv);
     for (const schema of Object.values(externalSchemas)) ajv.addSchema(schema);
     return ajv;
@@ -87,12 +89,16 @@ export async function buildApp(context: AppContext, options: AppOptions): Promis
     // The published type of `buildValidator` has its compiler take a bare schema; Fastify passes
     // the route definition (`{schema, httpPart, ...}`), as its own default compiler expects.
     schemaController: { compilersFactory: { buildValidator: buildValidator as never } },
+    // Errors raised before a route runs are answered in the spec's shape too.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  installInputGuard(app);
   app.addSchema(ErrorBodySchema);
   await app.register(formbody);
   await app.register(swagger, {

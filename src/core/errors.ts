@@ -8,6 +8,7 @@ import { STATUS_CODES } from 'node:http';
 export const errorTable = {
   VALIDATION_FAILED: { status: 400, message: 'The request is invalid.' },
   MALFORMED_JSON: { status: 400, message: 'The request body is not valid JSON.' },
+  MALFORMED_MULTIPART: { status: 400, message: 'The multipart/form-data body cannot be read.' },
   WORKSPACE_INACTIVE: { status: 400, message: 'The workspace is not active.' },
   UNSUPPORTED_GRANT_TYPE: { status: 400, message: 'Only grant_type=client_credentials is supported.' },
   INVALID_SCOPE: { status: 400, message: 'The requested scope exceeds the client\'s scopes.' },

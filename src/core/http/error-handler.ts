@@ -1,3 +1,5 @@
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isConnectionFailure } from '../db/unavailable.ts';
 import { AppError, errorBody, errorTable, type ErrorDetails, type FieldError } from '../errors.ts';
@@ -47,6 +49,10 @@ function describe(errors: FieldError[]): string {
   return `${first.path} ${first.message}${more}`;
 }
 
+function megabytes(bytes: number | undefined): string {
+  return `${Math.round(((bytes ?? 1024 * 1024) / (1024 * 1024)) * 10) / 10} MB`;
+}
+
 /**
  * Maps any error to a status, a message and details in the spec's shape: lore's own, Fastify's,
  * a lost database (503). Also used where an error ends a response already under way (a stream).
@@ -74,8 +80,8 @@ export function classifyError(error: FastifyError, request: FastifyRequest): { s
     case 'FST_FILES_LIMIT':
     case 'FST_FIELDS_LIMIT': {
       // A route that takes large bodies says in its config what to do instead.
-      const advice = request.routeOptions.config.tooLargeMessage;
-      return { status: 413, message: advice ? `${errorTable.PAYLOAD_TOO_LARGE.message} ${advice}` : errorTable.PAYLOAD_TOO_LARGE.message };
+      const advice = request.routeOptions.config?.tooLargeMessage ?? `This route takes ${megabytes(request.routeOptions.bodyLimit)} at most.`;
+      return { status: 413, message: `${errorTable.PAYLOAD_TOO_LARGE.message} ${advice}` };
     }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { status: 415, message: errorTable.UNSUPPORTED_MEDIA_TYPE.message };
@@ -90,9 +96,44 @@ export function classifyError(error: FastifyError, request: FastifyRequest): { s
   return { status: 500, message: errorTable.INTERNAL.message };
 }
 
+// A client still sending its body when the answer comes (a 413 decided from Content-Length, a
+// 401 before an upload is read) only reads that answer once its upload is done: closing the
+// connection first ends its request in EPIPE. So the rest of the body is read and dropped first,
+// up to this much in all; a larger upload is cut off after the answer. 64 MB is twice the largest
+// body lore accepts, and takes about 0.1 s on a local network.
+const MAX_DRAINED_BYTES = 64 * 1024 * 1024;
+// A client that stalls mid-upload is not waited for longer than this.
+const DRAIN_TIMEOUT_MS = 30_000;
+
+/** Reads and drops what is left of a request's body, within the limits above. */
+function drainBody(raw: IncomingMessage): Promise<void> {
+  if (raw.complete || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let received = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      raw.removeListener('data', onData);
+      raw.removeListener('end', finish);
+      raw.removeListener('error', finish);
+      raw.removeListener('close', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > MAX_DRAINED_BYTES) finish();
+    };
+    const timer = setTimeout(finish, DRAIN_TIMEOUT_MS);
+    raw.on('data', onData);
+    raw.once('end', finish);
+    raw.once('error', finish);
+    raw.once('close', finish);
+    raw.resume();
+  });
+}
+
 /** Answers every error, and every unknown route, in the spec's error shape. */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const { status, message, details } = classifyError(error, request);
     if (status === 503) {
       request.log.warn({ err: error, reqId: request.id }, message);
@@ -102,10 +143,64 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.info({ status, code: (error as AppError).code ?? error.code }, message);
     }
     if (details?.headers) void reply.headers(details.headers);
-    void reply.code(status).type('application/json').send(errorBody(status, message, request.url, details));
+    await drainBody(request.raw);
+    return reply.code(status).type('application/json').send(errorBody(status, message, request.url, details));
   });
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(async (request, reply) => {
     const message = `${errorTable.ROUTE_NOT_FOUND.message} (${request.method} ${request.url.split('?', 1)[0]})`;
-    void reply.code(404).send(errorBody(404, message, request.url));
+    await drainBody(request.raw);
+    return reply.code(404).send(errorBody(404, message, request.url));
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: the router refuses a URL before any route or hook runs (a bad
+ * percent-encoding, a path parameter over `maxParamLength`). Answered in the spec's shape.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+  const message =
+    status === 414 ? 'A path segment is longer than 100 characters; no identifier is that long.' : 'The URL is not valid: a percent-encoded sequence is malformed.';
+  request.log.info({ status, code: error.code }, message);
+  void reply.code(status).header('x-request-id', request.id).type('application/json').send(errorBody(status, message, request.url));
+}
+
+// Node's HTTP parser refuses these before Fastify sees a request; only their status differs.
+const clientErrorStatus: Record<string, number> = {
+  HPE_HEADER_OVERFLOW: 431,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+  ERR_HTTP_HEADERS_TIMEOUT: 408,
+};
+
+const clientErrorMessage: Record<number, string> = {
+  400: 'The request is not valid HTTP (for example a control character or a raw byte in the path or in a header).',
+  408: 'The request did not arrive in time.',
+  431: 'The request\'s headers are too large (16 KB in all at most).',
+};
+
+/** The request path of a request line that Node could not parse, when its first line is readable. */
+function rawRequestPath(packet: unknown): string {
+  if (!Buffer.isBuffer(packet)) return '/';
+  const line = packet.subarray(0, 8192).toString('latin1').split('\r\n', 1)[0] ?? '';
+  const target = line.split(' ')[1];
+  return target?.startsWith('/') ? target : '/';
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's parser rejects (a NUL in the path or a
+ * header, a 100 KB header, a timeout) gets the spec's body on the raw socket, then the socket is
+ * closed, as Node itself does.
+ */
+export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = clientErrorStatus[error.code ?? ''] ?? 400;
+  const body = JSON.stringify(errorBody(status, clientErrorMessage[status]!, rawRequestPath(error.rawPacket)));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

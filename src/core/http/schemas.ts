@@ -36,10 +36,14 @@ export function responses(success: Record<number, TSchema>, errorStatuses: numbe
 /** Statuses every bearer-guarded route can answer. */
 export const guardedErrors = [400, 401, 403];
 
-/** `limit` and `offset` of every list endpoint: 1 to 100 (default 20) and at least 0 (default 0). */
+/**
+ * `limit` and `offset` of every list endpoint: 1 to 100 (default 20) and at least 0 (default 0).
+ * The offset's bound is the largest integer a number holds exactly: `?offset=1e20` has lost its
+ * digits before it reaches us, so it is refused rather than rounded (PostgreSQL's OFFSET is int8).
+ */
 export const PageQuery = {
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
 };
 
 /** A page of a list: `{total, <items>}`. */

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Timestamp, Uuid } from '../../core/http/schemas.ts';
+import { PageQuery, Timestamp, Uuid } from '../../core/http/schemas.ts';
 
 export const EntrySchema = Type.Object({
   id: Uuid,
@@ -35,8 +35,7 @@ export const EntryWithChunksSchema = Type.Object({
 export const EntryParams = Type.Object({ id: Uuid, entryId: Uuid });
 
 export const ListEntriesQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  ...PageQuery,
   sourceId: Type.Optional(Uuid),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive text the title contains.' })),

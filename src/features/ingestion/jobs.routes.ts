@@ -1,8 +1,9 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import multipart from '@fastify/multipart';
 import type { AppContext } from '../../core/context.ts';
-import { AppError } from '../../core/errors.ts';
+import { AppError, errorTable } from '../../core/errors.ts';
+import { inspectJson, refuseProblems } from '../../core/http/input-guard.ts';
 import type { App } from '../../core/http/app-types.ts';
 import { guardedErrors, responses } from '../../core/http/schemas.ts';
 import { assertKnowledgeBaseAllowed, authorize, caller } from '../auth/guard.ts';
@@ -26,22 +27,39 @@ const MB = 1024 * 1024;
 
 type Submission = { adapterType?: unknown; knowledgeBaseId?: unknown; data?: unknown; dataText?: string };
 
+/** The text fields and files of a multipart body, by field name. */
+async function readParts(request: FastifyRequest): Promise<Record<string, string>> {
+  const fields: Record<string, string> = {};
+  try {
+    for await (const part of request.parts()) {
+      fields[part.fieldname] = part.type === 'file' ? (await part.toBuffer()).toString('utf8') : String(part.value);
+    }
+  } catch (error) {
+    // The limits answer 413 with their own codes; what is left is a body busboy cannot parse
+    // (no boundary, a truncated body), which is the client's error.
+    if ((error as FastifyError).statusCode) throw error;
+    throw new AppError('MALFORMED_MULTIPART', `${errorTable.MALFORMED_MULTIPART.message} ${(error as Error).message}.`);
+  }
+  return fields;
+}
+
 /** Reads a multipart submission: text fields, and `data` as a file part or a text field. */
 async function readMultipart(request: FastifyRequest): Promise<Submission> {
-  const fields: Record<string, string> = {};
-  for await (const part of request.parts()) {
-    fields[part.fieldname] = part.type === 'file' ? (await part.toBuffer()).toString('utf8') : String(part.value);
-  }
+  const fields = await readParts(request);
   const submission: Submission = { adapterType: fields.adapterType, knowledgeBaseId: fields.knowledgeBaseId };
   if (fields.data !== undefined) {
     try {
       submission.data = JSON.parse(fields.data);
-      submission.dataText = fields.data;
     } catch (error) {
       throw new AppError('VALIDATION_FAILED', `The multipart data part is not JSON: ${(error as Error).message}`, {
         errors: [{ path: '/data', message: 'must be a JSON file or a JSON string' }],
       });
     }
+    // The same rules as a JSON body's `data`. The upload's own text is stored (no second
+    // serialization of up to 30 MB) unless it escapes a NUL or a surrogate, which a repair may change.
+    const problems = inspectJson(submission.data, { repairText: true });
+    refuseProblems(problems.map((problem) => ({ ...problem, path: `/data${problem.path === '/' ? '' : problem.path}` })));
+    if (!/\\u(0000|d[89a-f])/i.test(fields.data)) submission.dataText = fields.data;
   }
   return submission;
 }
@@ -74,6 +92,8 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
       onRequest: canWrite,
       bodyLimit: jsonBodyLimitBytes,
       config: {
+        // Decided in docs/decisions.md: NUL characters in ingested content are removed, not refused.
+        repairTextIn: ['data'],
         tooLargeMessage:
           `JSON bodies are limited to ${Math.round(jsonBodyLimitBytes / MB)} MB: upload the payload as multipart/form-data ` +
           `(up to ${Math.round(multipartLimitBytes / MB)} MB), or split it into several jobs of 100 to 500 records.`,

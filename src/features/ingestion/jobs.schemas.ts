@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { StringEnum, Timestamp, Uuid } from '../../core/http/schemas.ts';
+import { PageQuery, StringEnum, Timestamp, Uuid } from '../../core/http/schemas.ts';
 
 export const jobStatuses = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof jobStatuses)[number];
@@ -80,8 +80,7 @@ function IsoDate(description: string) {
 
 export const ListJobsQuery = Type.Object({
   status: Type.Optional(StringEnum(jobStatuses)),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  ...PageQuery,
   includePayload: Type.Boolean({ default: false }),
   startDate: Type.Optional(IsoDate('Only jobs created at or after this instant.')),
   endDate: Type.Optional(IsoDate('Only jobs created before this instant.')),
