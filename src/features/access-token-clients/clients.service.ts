@@ -141,18 +141,17 @@ export async function findCredentials(db: Db, clientId: string): Promise<ClientC
   };
 }
 
-/** Whether a token's client still stands: not revoked, and the state of its workspace. */
-export async function clientStanding(
-  db: Db,
-  workspaceId: string,
-  clientRowId: string,
-): Promise<{ revoked: boolean; workspaceStatus: string } | undefined> {
-  const { rows } = await db.query<{ revoked: boolean; workspace_status: string }>(
-    `SELECT c.revoked_at IS NOT NULL AS revoked, w.status AS workspace_status
+/** What a token's client holds now: revoked or not, its current scopes and knowledge bases, its workspace's state. */
+export type ClientStanding = { revoked: boolean; scopes: string[]; knowledgeBaseIds: string[] | null; workspaceStatus: string };
+
+/** Whether a token's client still stands, and what it may do now. */
+export async function clientStanding(db: Db, workspaceId: string, clientRowId: string): Promise<ClientStanding | undefined> {
+  const { rows } = await db.query<{ revoked: boolean; scopes: string[]; knowledge_base_ids: string[] | null; workspace_status: string }>(
+    `SELECT c.revoked_at IS NOT NULL AS revoked, c.scopes, c.knowledge_base_ids, w.status AS workspace_status
      FROM access_token_clients c JOIN workspaces w ON w.id = c.workspace_id
      WHERE c.workspace_id = $1 AND c.id = $2`,
     [workspaceId, clientRowId],
   );
   const row = rows[0];
-  return row ? { revoked: row.revoked, workspaceStatus: row.workspace_status } : undefined;
+  return row ? { revoked: row.revoked, scopes: row.scopes, knowledgeBaseIds: row.knowledge_base_ids, workspaceStatus: row.workspace_status } : undefined;
 }

@@ -10,14 +10,18 @@ const TOKEN_SECRET = new TextEncoder().encode('test-token-secret-0123456789-0123
 
 /** Asserts the spec's error body exactly: status, status name, `path` and any extra fields. */
 /** A JWT signed like tokens.ts signs one, with whatever header, claims and secret a test needs. */
-function sign(claims: JWTPayload, options: { alg?: string; secret?: Uint8Array; issuer?: string; expiresAt?: number } = {}): Promise<string> {
+function sign(
+  claims: JWTPayload,
+  options: { alg?: string; secret?: Uint8Array; issuer?: string; expiresAt?: number | null } = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT(claims)
+  const jwt = new SignJWT(claims)
     .setProtectedHeader({ alg: options.alg ?? 'HS256', typ: 'JWT' })
     .setIssuer(options.issuer ?? 'lore')
-    .setIssuedAt(now - 120)
-    .setExpirationTime(options.expiresAt ?? now + 600)
-    .sign(options.secret ?? TOKEN_SECRET);
+    .setIssuedAt(now - 120);
+  // null: no expiry at all.
+  if (options.expiresAt !== null) jwt.setExpirationTime(options.expiresAt ?? now + 600);
+  return jwt.sign(options.secret ?? TOKEN_SECRET);
 }
 
 function base64url(value: unknown): string {
@@ -96,6 +100,15 @@ describe(`bearer tokens, workspaces and scopes (${engine})`, () => {
         ['a client id that names no client', sign({ ...claims, cid: randomUUID() })],
         ['signed for a workspace that is not its client\'s', sign({ ...claims, ws: otherWorkspaceId })],
         ['not a JWT at all', 'not-a-jwt'],
+        // Signed with the real secret, but not as lore signs: every claim is checked (RFC 8725).
+        ['without an expiry', sign(claims, { expiresAt: null })],
+        ['a client id that is not a UUID', sign({ ...claims, cid: 'not-a-uuid' })],
+        ['a workspace id that is not a UUID', sign({ ...claims, ws: "x' OR '1'='1" })],
+        ['a numeric workspace id', sign({ ...claims, ws: 42 })],
+        ['knowledge bases that are not UUIDs', sign({ ...claims, kbs: ['kb-1'] })],
+        ['knowledge bases that are not a list', sign({ ...claims, kbs: randomUUID() })],
+        ['a scope that is not a string', sign({ ...claims, scope: ['*'] })],
+        ['without a subject', sign({ ws: claims.ws, cid: claims.cid, scope: claims.scope })],
       ];
       for (const [name, pending] of cases) {
         const answer = await server.request('GET', '/api/v2/knowledge-bases', { token: await pending });
@@ -104,6 +117,36 @@ describe(`bearer tokens, workspaces and scopes (${engine})`, () => {
       }
       const refusedExpired = await server.request('GET', '/api/v2/knowledge-bases', { token: expired });
       assert.equal(refusedExpired.body.message, 'The access token has expired.');
+    });
+
+    test('a token claiming more than its client holds gets only what the client holds, now', async () => {
+      const reader = await server.createClient(workspaceId, ['data-ingestion:read', 'knowledge-bases:read']);
+      const { body } = await grant(reader.clientId, reader.clientSecret);
+      const readerClaims = decodeJwt(body.access_token);
+      const widened = await sign({ ...readerClaims, scope: '*' });
+      // The client's own scopes still work under the widened token...
+      assert.equal((await server.request('GET', '/api/v2/data-ingestion/adapters', { token: widened })).status, 200);
+      // ...but nothing beyond them.
+      const write = await server.request('POST', '/api/v2/knowledge-bases', { token: widened, body: { name: 'not mine' } });
+      assertError(write, 403, '/v2/knowledge-bases', { required: ['knowledge-bases:write'], missing: ['knowledge-bases:write'] });
+      const jobId = randomUUID();
+      const cancel = await server.request('DELETE', `/api/v2/data-ingestion/jobs/${jobId}`, { token: widened });
+      assertError(cancel, 403, `/v2/data-ingestion/jobs/${jobId}`, {
+        required: ['data-ingestion:write'],
+        missing: ['data-ingestion:write'],
+      });
+      assert.equal((await server.request('GET', '/api/v2/knowledge-bases', { token: genuine })).body.total, 0, 'nothing was created');
+
+      // A client whose scopes are reduced: its existing token loses the scope at its next use.
+      const broad = await server.createClient(workspaceId, ['knowledge-bases:read', 'data-ingestion:read']);
+      const token = (await grant(broad.clientId, broad.clientSecret)).body.access_token;
+      await server.context.db.query(`UPDATE access_token_clients SET scopes = '{data-ingestion:read}' WHERE workspace_id = $1 AND id = $2`, [
+        workspaceId,
+        broad.id,
+      ]);
+      const reduced = await server.request('GET', '/api/v2/knowledge-bases', { token });
+      assertError(reduced, 403, '/v2/knowledge-bases', { required: ['knowledge-bases:read'], missing: ['knowledge-bases:read'] });
+      assert.equal((await server.request('GET', '/api/v2/data-ingestion/adapters', { token })).status, 200);
     });
 
     test('a malformed or missing Authorization header is 401', async () => {

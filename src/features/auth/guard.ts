@@ -2,8 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
 import { AppError } from '../../core/errors.ts';
-import { clientStanding } from '../access-token-clients/clients.service.ts';
-import { missingScopes, type Scope } from './scopes.ts';
+import { clientStanding, type ClientStanding } from '../access-token-clients/clients.service.ts';
+import { effectiveKnowledgeBases, effectiveScopes, missingScopes, type Scope } from './scopes.ts';
 import { verifyAccessToken, type TokenClaims } from './tokens.ts';
 
 declare module 'fastify' {
@@ -36,7 +36,7 @@ const STANDING_TTL_MS = 5_000;
 const MAX_CACHED = 10_000;
 // Keyed by client row id; the entry keeps the workspace it was read for, so that a token naming
 // another workspace than its client's is looked up (and refused) rather than served from cache.
-const standingCache = new Map<string, { workspaceId: string; revoked: boolean; workspaceStatus: string; until: number }>();
+const standingCache = new Map<string, ClientStanding & { workspaceId: string; until: number }>();
 
 /** Forgets a client's cached standing, e.g. right after it was revoked. */
 export function forgetStanding(clientRowId: string): void {
@@ -61,7 +61,10 @@ async function standing(context: AppContext, claims: TokenClaims) {
 
 /**
  * Verifies a bearer token and the standing of its client, without checking scopes.
- * Throws the spec's 401 for a missing, malformed, expired, forged or revoked token.
+ * Throws the spec's 401 for a missing, malformed, expired, forged or revoked token. What the
+ * caller may do is what the token says intersected with what its client holds now: a token
+ * cannot grant more than its client, and a client whose scopes shrink loses them in its tokens
+ * too (within the standing cache's 5 s on other processes, as revocation).
  */
 export async function authenticate(context: AppContext, token: string | undefined): Promise<TokenClaims> {
   if (token === undefined) throw new AppError('UNAUTHENTICATED');
@@ -69,7 +72,11 @@ export async function authenticate(context: AppContext, token: string | undefine
   const found = await standing(context, claims);
   if (!found || found.revoked) throw new AppError('INVALID_TOKEN', 'The access token\'s client was revoked.');
   if (found.workspaceStatus !== 'active') throw new AppError('WORKSPACE_SUSPENDED');
-  return claims;
+  return {
+    ...claims,
+    scopes: effectiveScopes(claims.scopes, found.scopes),
+    knowledgeBaseIds: effectiveKnowledgeBases(claims.knowledgeBaseIds, found.knowledgeBaseIds ?? undefined),
+  };
 }
 
 /** Throws the spec's 403 (with `required` and `missing`) when the caller lacks a scope. */

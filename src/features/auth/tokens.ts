@@ -37,28 +37,38 @@ export async function signAccessToken(
     .sign(secret);
 }
 
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && uuidPattern.test(value);
+}
+
 /**
  * Verifies signature, algorithm (only HS256: `alg: none` and every other algorithm are refused),
- * issuer and expiry. Any failure is the spec's 401.
+ * issuer, expiry, and the shape of every claim (RFC 8725, section 3.10: validate all claims, even
+ * those of a correctly signed token): `exp` is required, the workspace and client ids are UUIDs,
+ * the knowledge bases a list of UUIDs. Any failure is the spec's 401.
  */
 export async function verifyAccessToken(secret: Uint8Array, token: string): Promise<TokenClaims> {
   try {
-    const { payload } = await jwtVerify(token, secret, { algorithms: [ALGORITHM], issuer: ISSUER });
+    const { payload } = await jwtVerify(token, secret, { algorithms: [ALGORITHM], issuer: ISSUER, requiredClaims: ['exp', 'sub'] });
     const { ws, cid, scope, kbs, sub, exp } = payload;
-    if (typeof ws !== 'string' || typeof cid !== 'string' || typeof scope !== 'string' || typeof sub !== 'string') {
-      throw new AppError('INVALID_TOKEN', 'The access token lacks required claims.');
+    const kbsValid = kbs === undefined || (Array.isArray(kbs) && kbs.every(isUuid));
+    if (!isUuid(ws) || !isUuid(cid) || typeof scope !== 'string' || typeof sub !== 'string' || typeof exp !== 'number' || !kbsValid) {
+      throw new AppError('INVALID_TOKEN', 'The access token\'s claims are missing or malformed.');
     }
     return {
       workspaceId: ws,
       clientRowId: cid,
       clientId: sub,
       scopes: scope.split(' ').filter(Boolean),
-      knowledgeBaseIds: Array.isArray(kbs) ? kbs.map(String) : undefined,
-      expiresAt: exp ?? 0,
+      knowledgeBaseIds: kbs as string[] | undefined,
+      expiresAt: exp,
     };
   } catch (error) {
     if (error instanceof AppError) throw error;
     if (error instanceof joseErrors.JWTExpired) throw new AppError('INVALID_TOKEN', 'The access token has expired.');
+    if (error instanceof joseErrors.JWTClaimValidationFailed) throw new AppError('INVALID_TOKEN', `The access token's ${error.claim} claim is missing or invalid.`);
     throw new AppError('INVALID_TOKEN');
   }
 }
