@@ -8,8 +8,9 @@ import addFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifySchema, type FastifySchemaCompiler } from 'fastify';
 import type { AppContext } from './core/context.ts';
 import type { App, Feature } from './core/http/app-types.ts';
-import { answerClientError, answerFrameworkError, installErrorHandling } from './core/http/error-handler.ts';
+import { answerClientError, answerFrameworkError, installErrorHandling, requireHostHeader } from './core/http/error-handler.ts';
 import { installInputGuard } from './core/http/input-guard.ts';
+import { addStorableDateFormats } from './core/http/storable-formats.ts';
 import { installMetrics } from './core/http/metrics.ts';
 import { ErrorBodySchema } from './core/http/schemas.ts';
 import { registerAccessTokenRoutes } from './features/auth/access-tokens.routes.ts';
@@ -52,6 +53,7 @@ function buildValidator(externalSchemas: Record<string, AnySchema>): FastifySche
     // strictNumbers: a JSON body's 1e400 parses as Infinity, which plain ajv counts as an integer.
     const ajv = new Ajv({ coerceTypes, removeAdditional: false, allErrors: true, useDefaults: true, addUsedSchema: false, allowUnionTypes: true, strictNumbers: true });
     addFormats.default(ajv);
+    addStorableDateFormats(ajv);
     for (const schema of Object.values(externalSchemas)) ajv.addSchema(schema);
     return ajv;
   };
@@ -89,15 +91,18 @@ export async function buildApp(context: AppContext, options: AppOptions): Promis
     // The published type of `buildValidator` has its compiler take a bare schema; Fastify passes
     // the route definition (`{schema, httpPart, ...}`), as its own default compiler expects.
     schemaController: { compilersFactory: { buildValidator: buildValidator as never } },
-    // Errors raised before a route runs are answered in the spec's shape too.
+    // Errors raised before a route runs are answered in the spec's shape too. Node answers a
+    // missing Host header with a bare 400 of its own; the hook below answers it instead.
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  requireHostHeader(app);
   installInputGuard(app);
   app.addSchema(ErrorBodySchema);
   await app.register(formbody);

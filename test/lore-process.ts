@@ -92,6 +92,16 @@ export class LoreServer {
     return new LoreServer(spawn(process.execPath, [loreBin, ...args], { env: childEnv(options), cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
   }
 
+  /** The child's process id, for signals such as SIGSTOP and SIGCONT. */
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** How the process ended, or undefined while it runs. */
+  get exitStatus(): Exit | undefined {
+    return this.exit;
+  }
+
   private notify(): void {
     for (const listener of this.listeners) listener();
   }

@@ -10,9 +10,9 @@ export async function openDb(config: Pick<Config, 'databaseUrl' | 'databasePoolS
       poolSize: config.databasePoolSize,
       // No transaction of lore waits on anything but the database, so a session idle in one for
       // a whole lease is a frozen process (SIGSTOP, a VM pause): ending it releases its row locks
-      // for the worker that takes the job over. At least 10 s, so that a busy event loop (a 30 MB
+      // for the worker that takes the job over. At least 5 s, so that a busy event loop (a 30 MB
       // JSON body parses in about 0.3 s) never ends a healthy transaction.
-      idleInTransactionTimeoutMs: Math.max(config.ingestionLeaseSeconds, 10) * 1000,
+      idleInTransactionTimeoutMs: Math.max(config.ingestionLeaseSeconds, 5) * 1000,
     });
   }
   return (await import('./pglite.ts')).openPglite(`${config.dataDir}/pgdata`);

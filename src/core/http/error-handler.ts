@@ -1,4 +1,4 @@
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isConnectionFailure } from '../db/unavailable.ts';
@@ -153,6 +153,15 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 }
 
+/** HTTP/1.1 requires a Host header (RFC 9112, 3.2): refused here, in the spec's shape, rather than by Node. */
+export function requireHostHeader(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new AppError('VALIDATION_FAILED', 'An HTTP/1.1 request needs a Host header.');
+    }
+  });
+}
+
 /**
  * Fastify's `frameworkErrors`: the router refuses a URL before any route or hook runs (a bad
  * percent-encoding, a path parameter over `maxParamLength`). Answered in the spec's shape.
@@ -186,21 +195,46 @@ function rawRequestPath(packet: unknown): string {
   return target?.startsWith('/') ? target : '/';
 }
 
+/** The response a socket is still to finish, if any (Node keeps it there while a request is served). */
+function pendingResponse(socket: Duplex): ServerResponse | undefined {
+  const response = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  return response && !response.writableFinished ? response : undefined;
+}
+
 /**
  * Fastify's `clientErrorHandler`: a request Node's parser rejects (a NUL in the path or a
- * header, a 100 KB header, a timeout) gets the spec's body on the raw socket, then the socket is
- * closed, as Node itself does.
+ * header, a 100 KB header, a body cut short, a timeout) gets the spec's body on the raw socket,
+ * then the socket is closed, as Node itself does. When the bytes at fault follow a complete
+ * request still being answered (a Content-Length shorter than its body), that answer goes out
+ * first: the client is owed it.
  */
 export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): void {
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const status = clientErrorStatus[error.code ?? ''] ?? 400;
-  const body = JSON.stringify(errorBody(status, clientErrorMessage[status]!, rawRequestPath(error.rawPacket)));
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+  const pending = pendingResponse(socket);
+  const answer = (path: string) => {
+    if (socket.destroyed) return;
+    const status = clientErrorStatus[error.code ?? ''] ?? 400;
+    const body = JSON.stringify(errorBody(status, clientErrorMessage[status]!, path));
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy(error);
+  };
+  if (pending?.req.complete) {
+    let answered = false;
+    const afterPending = () => {
+      if (answered) return;
+      answered = true;
+      answer(rawRequestPath(error.rawPacket));
+    };
+    pending.once('finish', afterPending);
+    pending.once('close', afterPending);
+    return;
   }
-  socket.destroy(error);
+  // A request whose body broke off is the one at fault: its own path is known.
+  answer(pending ? (pending.req.url ?? '/') : rawRequestPath(error.rawPacket));
 }

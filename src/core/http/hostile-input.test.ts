@@ -203,6 +203,19 @@ describe(`hostile input (${engine})`, () => {
     }
   });
 
+  test('a timestamp PostgreSQL cannot store (year 0, an offset of 16 hours or more) is 400, in a body or a query string', async () => {
+    for (const timestamp of ['0000-01-01T00:00:00Z', '2024-01-01T00:00:00+23:59', '2024-01-01T00:00:00-16:00']) {
+      const answer = await server.request('POST', '/api/v2/query', { body: { experienceId, text: 'returns?', timestamp } });
+      assertError(answer, 400, '/v2/query', ['/timestamp']);
+    }
+    for (const date of ['0000-01-01', '0000-01-01T00:00:00Z', '2024-01-01T00:00:00%2B23:59']) {
+      const answer = await server.request('GET', `/api/v2/data-ingestion/jobs?startDate=${date}`, { token });
+      assertError(answer, 400, '/v2/data-ingestion/jobs', ['querystring:/startDate']);
+    }
+    const edge = await server.request('GET', '/api/v2/data-ingestion/jobs?startDate=0001-01-01T00:00:00%2B15:59', { token });
+    assert.equal(edge.status, 200, edge.text);
+  });
+
   test('a multipart body without a boundary, or cut short, is 400', async () => {
     const before = await snapshot();
     const truncated = `--abc\r\nContent-Disposition: form-data; name="adapterType"\r\n\r\ngeneric-json`;

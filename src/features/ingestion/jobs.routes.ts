@@ -111,7 +111,8 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
     },
     async (request, reply) => {
       const auth = caller(request);
-      const submission = requireFields(request.isMultipart() ? await readMultipart(request) : (request.body as Submission));
+      // No body at all (and no content type) arrives as undefined: every field is missing.
+      const submission = requireFields(request.isMultipart() ? await readMultipart(request) : ((request.body ?? {}) as Submission));
       const adapter = findAdapter(submission.adapterType);
       if (!adapter) {
         throw new AppError('VALIDATION_FAILED', `Unknown adapterType ${submission.adapterType}; known: ${adapters.map((a) => a.name).join(', ')}.`, {

@@ -143,7 +143,7 @@ describe(`the ingestion queue under stalls and restarts (${engine})`, () => {
       }
       // The server ends a session idle in a transaction, so a frozen worker's locks go at last.
       const setting = await db().query<{ timeout: string }>("SELECT current_setting('idle_in_transaction_session_timeout') AS timeout");
-      assert.equal(setting.rows[0]!.timeout, `${Math.max(server.context.config.ingestionLeaseSeconds, 10)}s`);
+      assert.equal(setting.rows[0]!.timeout, `${Math.max(server.context.config.ingestionLeaseSeconds, 5)}s`);
     });
   }
 });
