@@ -300,7 +300,7 @@ async function writeRecord(tx: Queryable, job: ClaimedJob, write: Write): Promis
        text_hash, embedding, embedding_dimension, search_vector)
      SELECT $1, $2, $3, c.ordinal, c.text, string_to_array(c.headings, chr(31)), c.start_offset, c.end_offset,
        c.text_hash, c.vector::vector, vector_dims(c.vector::vector),
-       setweight(to_tsvector('english', $4 || ' ' || replace(c.headings, chr(31), ' ')), 'A') || to_tsvector('english', c.text)
+       setweight(keyword_document($4 || ' ' || replace(c.headings, chr(31), ' ')), 'A') || keyword_document(c.text)
      FROM unnest($5::int[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[], $11::text[])
        AS c(ordinal, text, headings, start_offset, end_offset, text_hash, vector)`,
     [

@@ -51,7 +51,11 @@ export async function startAnswer(
     mode: 'hybrid',
   });
   const retrievedAt = performance.now();
-  const grounding = groundingOf(chunks, standalone, { topK, minScore: settings.minScore ?? DEFAULT_MIN_SCORE });
+  const grounding = groundingOf(chunks, {
+    topK,
+    minScore: settings.minScore ?? DEFAULT_MIN_SCORE,
+    relevantCosine: context.embedder.relevantCosine,
+  });
   const generator = context.generators(settings.llmProvider);
   const deltas = generator.generate({
     question: body.text,

@@ -30,10 +30,23 @@ export type RetrievedChunk = {
   text: string;
   headingPath: string[];
   ordinal: number;
+  /** Offsets of the chunk in its entry's content (neighbouring chunks of a section overlap). */
+  start: number;
+  end: number;
   /** The ranking score of the mode: cosine similarity, BM25, or the fused score (0 to 1). */
   score: number;
+  /**
+   * Cosine similarity to the question, for every chunk returned when the knowledge bases hold
+   * vectors of the provider in use (also for a hybrid candidate found by keywords alone).
+   */
   vectorScore: number | null;
   keywordScore: number | null;
+  /**
+   * The share of the question's keyword weight the chunk holds, 0 to 1: the idf of each question
+   * lexeme it contains over the idf of all of them (a lexeme the knowledge bases lack weighs most).
+   * Unlike BM25 it does not grow with the question's length, so it can be compared to a threshold.
+   */
+  keywordCoverage: number;
 };
 
 // BM25 parameters, chosen on SciFact's train split (bench/README.md, "Retrieval quality on
@@ -62,14 +75,28 @@ function filterClause(filter: RetrieveFilter | undefined, firstParameter: number
   };
 }
 
-/** The dimension of the knowledge bases' vectors, when they come from the provider in use. */
-async function comparableDimension(db: Db, input: RetrieveInput, embedder: EmbeddingProvider): Promise<number | undefined> {
+/** The question's vector, as a pgvector literal of the knowledge bases' dimension. */
+type QueryVector = { dimension: number; literal: string };
+
+/**
+ * Embeds the question, when the knowledge bases hold vectors of the provider in use (undefined
+ * otherwise: vectors of another model are not comparable, and an empty knowledge base has none).
+ */
+async function queryVector(db: Db, input: RetrieveInput, embedder: EmbeddingProvider): Promise<QueryVector | undefined> {
   const { rows } = await db.query<{ embedding_dimension: number }>(
     `SELECT DISTINCT embedding_dimension FROM knowledge_bases
      WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND embedding_provider = $3 AND embedding_model = $4`,
     [input.workspaceId, input.knowledgeBaseIds, embedder.name, embedder.model],
   );
-  return rows[0]?.embedding_dimension;
+  const dimension = rows[0]?.embedding_dimension;
+  if (!dimension || !Number.isInteger(dimension)) return undefined;
+  const [vector] = await embedder.embed([input.query]);
+  return { dimension, literal: `[${Array.prototype.join.call(vector, ',')}]` };
+}
+
+/** Cosine distance of a chunk to the question; `dimension` is an integer read from our own table, safe in the cast. */
+function distanceTo(query: QueryVector, parameter: number): string {
+  return `c.embedding::vector(${query.dimension}) <=> $${parameter}::vector(${query.dimension})`;
 }
 
 /**
@@ -78,14 +105,10 @@ async function comparableDimension(db: Db, input: RetrieveInput, embedder: Embed
  * measured, recall 0.43); pgvector 0.8's iterative scan keeps searching until LIMIT rows pass the
  * filter, and `relaxed_order` needs the outer re-sort.
  */
-async function vectorSearch(db: Db, input: RetrieveInput, embedder: EmbeddingProvider, limit: number): Promise<Ranked> {
-  const dimension = await comparableDimension(db, input, embedder);
-  if (!dimension || !Number.isInteger(dimension)) return [];
-  const [vector] = await embedder.embed([input.query]);
-  const literal = `[${Array.prototype.join.call(vector, ',')}]`;
+async function vectorSearch(db: Db, input: RetrieveInput, query: QueryVector | undefined, limit: number): Promise<Ranked> {
+  if (!query) return [];
   const filter = filterClause(input.filter, 5);
-  // `dimension` is an integer read from our own table: safe in the cast, which takes no parameter.
-  const distance = `c.embedding::vector(${dimension}) <=> $3::vector(${dimension})`;
+  const distance = distanceTo(query, 3);
   return db.transaction(async (tx: Queryable) => {
     await tx.query("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)", [
       String(Math.max(40, limit)),
@@ -93,11 +116,11 @@ async function vectorSearch(db: Db, input: RetrieveInput, embedder: EmbeddingPro
     const { rows } = await tx.query<{ id: string; distance: number }>(
       `SELECT id, distance FROM (
          SELECT c.id, ${distance} AS distance FROM chunks c
-         WHERE c.workspace_id = $1 AND c.knowledge_base_id = ANY($2::uuid[]) AND c.embedding_dimension = ${dimension}
+         WHERE c.workspace_id = $1 AND c.knowledge_base_id = ANY($2::uuid[]) AND c.embedding_dimension = ${query.dimension}
          ${filter.sql}
          ORDER BY ${distance} LIMIT $4
        ) nearest ORDER BY distance`,
-      [input.workspaceId, input.knowledgeBaseIds, literal, limit, ...filter.values],
+      [input.workspaceId, input.knowledgeBaseIds, query.literal, limit, ...filter.values],
     );
     return rows.map((row) => ({ id: row.id, score: 1 - row.distance }));
   });
@@ -110,12 +133,12 @@ async function vectorSearch(db: Db, input: RetrieveInput, embedder: EmbeddingPro
  * Term frequencies and lengths come from `keyword_postings`, N and the average length from
  * `keyword_totals`, both kept by triggers on chunks (migration 004); the postings of the query's
  * lexemes are read from their primary key alone, so the cost grows with those lexemes' postings,
- * not with the knowledge base. Lexemes are those of `to_tsvector('english')`, as in the chunks.
+ * not with the knowledge base. Lexemes are those of `keyword_document` (migration 006), as in the chunks.
  */
 async function keywordSearch(db: Db, input: RetrieveInput, limit: number): Promise<Ranked> {
   const filter = filterClause(input.filter, 7);
   const { rows } = await db.query<{ id: string; score: number }>(
-    `WITH terms AS (SELECT t.lexeme FROM unnest(to_tsvector('english', $3)) t),
+    `WITH terms AS (SELECT t.lexeme FROM unnest(keyword_document($3)) t),
      totals AS (
        SELECT greatest(sum(chunks), 1)::float8 AS chunks, greatest(sum(tokens), 1)::float8 / greatest(sum(chunks), 1) AS average_length
        FROM keyword_totals WHERE workspace_id = $1 AND knowledge_base_id = ANY($2::uuid[])
@@ -165,8 +188,9 @@ export function fuse(rankings: { ranking: Ranked; weight: number }[]): Ranked {
 export async function retrieve(db: Db, embedder: EmbeddingProvider, input: RetrieveInput): Promise<RetrievedChunk[]> {
   if (input.knowledgeBaseIds.length === 0) return [];
   const candidates = input.mode === 'hybrid' ? Math.max(input.topK * 5, 50) : input.topK;
+  const query = input.mode === 'keyword' ? undefined : await queryVector(db, input, embedder);
   const [vector, keyword] = await Promise.all([
-    input.mode === 'keyword' ? [] : vectorSearch(db, input, embedder, candidates),
+    vectorSearch(db, input, query, candidates),
     input.mode === 'vector' ? [] : keywordSearch(db, input, candidates),
   ]);
   const ranked = (
@@ -180,8 +204,13 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
         : keyword
   ).slice(0, input.topK);
   if (ranked.length === 0) return [];
-  const vectorScores = new Map(vector.map((item) => [item.id, item.score]));
   const keywordScores = new Map(keyword.map((item) => [item.id, item.score]));
+  // The cosine of every chunk returned, read from its stored vector: a hybrid candidate found by
+  // keywords alone has one too, so that relevance can be judged alike for every candidate.
+  // (Knowledge bases searched together may hold vectors of another dimension: those have none.)
+  const cosine = query
+    ? `CASE WHEN c.embedding_dimension = ${query.dimension} THEN 1 - (${distanceTo(query, 5)}) END`
+    : 'NULL::float8';
   const { rows } = await db.query<{
     id: string;
     entry_id: string;
@@ -192,11 +221,30 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
     text: string;
     heading_path: string[];
     ordinal: number;
+    start_offset: number;
+    end_offset: number;
+    cosine: number | null;
+    coverage: number | null;
   }>(
-    `SELECT c.id, c.entry_id, c.knowledge_base_id, e.record_id, e.title, e.url, c.text, c.heading_path, c.ordinal
+    `WITH terms AS (SELECT DISTINCT t.lexeme FROM unnest(keyword_document($3)) t),
+     totals AS (
+       SELECT greatest(sum(chunks), 1)::float8 AS chunks FROM keyword_totals WHERE workspace_id = $1 AND knowledge_base_id = ANY($4::uuid[])
+     ),
+     weights AS (
+       SELECT terms.lexeme, ln(1 + (totals.chunks - d.df + 0.5) / (d.df + 0.5)) AS idf
+       FROM terms CROSS JOIN totals CROSS JOIN LATERAL (
+         SELECT count(*) AS df FROM keyword_postings p
+         WHERE p.workspace_id = $1 AND p.knowledge_base_id = ANY($4::uuid[]) AND p.lexeme = terms.lexeme
+       ) d
+     )
+     SELECT c.id, c.entry_id, c.knowledge_base_id, e.record_id, e.title, e.url, c.text, c.heading_path, c.ordinal,
+       c.start_offset, c.end_offset, ${cosine} AS cosine,
+       (SELECT sum(w.idf) FROM weights w JOIN keyword_postings p
+          ON p.workspace_id = $1 AND p.knowledge_base_id = c.knowledge_base_id AND p.lexeme = w.lexeme AND p.chunk_id = c.id)
+         / nullif((SELECT sum(idf) FROM weights), 0) AS coverage
      FROM chunks c JOIN entries e ON e.id = c.entry_id
      WHERE c.workspace_id = $1 AND e.workspace_id = $1 AND c.id = ANY($2::uuid[])`,
-    [input.workspaceId, ranked.map((item) => item.id)],
+    [input.workspaceId, ranked.map((item) => item.id), input.query, input.knowledgeBaseIds, ...(query ? [query.literal] : [])],
   );
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ranked.flatMap((item) => {
@@ -213,9 +261,12 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
         text: row.text,
         headingPath: row.heading_path,
         ordinal: row.ordinal,
+        start: row.start_offset,
+        end: row.end_offset,
         score: item.score,
-        vectorScore: vectorScores.get(item.id) ?? null,
+        vectorScore: row.cosine === null ? null : Number(row.cosine),
         keywordScore: keywordScores.get(item.id) ?? null,
+        keywordCoverage: Number(row.coverage ?? 0),
       },
     ];
   });

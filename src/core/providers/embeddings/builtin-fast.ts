@@ -45,6 +45,9 @@ export class BuiltinFastEmbeddingProvider implements EmbeddingProvider {
   readonly name = 'builtin-fast';
   readonly model = 'universal-sentence-encoder-lite-static';
   readonly dimension = DIMENSION;
+  // bench:answers dev (bench/README.md, "Answers"): off-topic questions came as close as 0.25 to a
+  // chunk; a static token table separates meaning less sharply than a transformer.
+  readonly relevantCosine = 0.3;
   private readonly options: BuiltinFastEmbeddingOptions;
   private loaded: Promise<Loaded> | undefined;
   private closed = false;

@@ -37,6 +37,10 @@ type EmbeddingsResponse = { data: { index: number; embedding: number[] }[] };
 export class OpenAiEmbeddingProvider implements EmbeddingProvider {
   readonly name = 'openai';
   readonly model: string;
+  // A guess, not a measurement (no remote model is reachable here): between what general-purpose
+  // embedding models commonly give unrelated texts (below 0.2) and an answering passage (0.4 and
+  // up). Keyword coverage still answers a question whose best chunk falls below it.
+  readonly relevantCosine = 0.35;
   private knownDimension: number;
   private readonly url: string;
   private readonly batchSize: number;

@@ -10,6 +10,12 @@ export interface EmbeddingProvider {
    * `embed` call has shown it.
    */
   readonly dimension: number;
+  /**
+   * The cosine similarity from which a chunk counts as relevant to a question: each encoder has
+   * its own scale (a static token table spreads texts wider than a transformer), measured on
+   * bench:answers dev so that off-topic questions stay below it.
+   */
+  readonly relevantCosine: number;
   /** Embeds texts in order; batches internally; vectors are L2-normalized. Rejects on failure after retries. */
   embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
   /** Releases threads and connections; `embed` must not be called afterwards. */

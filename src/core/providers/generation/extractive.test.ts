@@ -46,9 +46,9 @@ describe('extractive answers', () => {
     assert.equal(code.text, 'You can build a 32 bit binary using:\n\n```\n% make 32bit\n```\n\n[1]');
   });
 
-  test('a source found by meaning alone (no shared term) answers with its first sentences; markup is not quoted', async () => {
+  test('a source found by meaning alone (no shared term) answers with its first sentences; a list stays a list, headings are not quoted', async () => {
     const { text } = await answer(request('Can I get my money back?', [source(1, '## Refunds\n\n- Refunds take 14 days.\n- They go to the original card.')]));
-    assert.equal(text, 'Refunds take 14 days. They go to the original card. [1]');
+    assert.equal(text, '- Refunds take 14 days.\n- They go to the original card.\n\n[1]');
   });
 
   test('terms of the latest message weigh more than those the conversation added', async () => {
@@ -56,4 +56,34 @@ describe('extractive answers', () => {
     const { text } = await answer(request('and the price per month?', sources, { standaloneQuestion: 'What is the Pro plan? and the price per month?' }));
     assert.match(text, /^The Pro plan costs 20 euros per month\. \[2\]/);
   });
+
+  test('an abbreviation does not end the quoted sentence; Markdown escapes of prose are undone', async () => {
+    const { text } = await answer(request('How do I back up the database?', [source(1, 'Back up the database with a dump tool, e.g. Pg\\_dump, before every upgrade. Unrelated words follow here.')]));
+    assert.equal(text, 'Back up the database with a dump tool, e.g. Pg_dump, before every upgrade. [1]');
+  });
+
+  test('the sentence stating what is asked (a number for "how many") outranks one repeating the question; its label comes with it', async () => {
+    const docs = '##### work_mem (integer)\n\nSets the base maximum amount of memory used by a query operation.\n\nIf this value is specified without units, it is taken as kilobytes. The default value is four megabytes (4MB).';
+    const { text } = await answer(request('What is the default value of work_mem?', [source(1, docs)], { standaloneQuestion: 'What is the default value of work_mem?' }));
+    assert.match(text, /^work_mem \(integer\): .*The default value is four megabytes \(4MB\)\./s);
+  });
+
+  test('a sentence two sources share is quoted once', async () => {
+    const shared = 'Refunds are paid back to the original card within 14 days.';
+    const { text } = await answer(request('How long do refunds take?', [source(1, shared), source(2, `${shared} Contact support otherwise.`)]));
+    assert.equal(text.split(shared).length - 1, 1, text);
+  });
+
+  test('a follow-up prefers what the earlier answer did not say yet', async () => {
+    const docs = 'Redis uses jemalloc by default on Linux. To select libc malloc instead, build with make MALLOC=libc.';
+    const history = [
+      { role: 'user' as const, content: 'Which allocator does Redis use?' },
+      { role: 'assistant' as const, content: 'Redis uses jemalloc by default on Linux. [1]' },
+    ];
+    const { text } = await answer(
+      request('And how can I select a different allocator?', [source(1, docs)], { history, standaloneQuestion: 'Which allocator does Redis use? And how can I select a different allocator?' }),
+    );
+    assert.match(text, /^To select libc malloc instead, build with make MALLOC=libc\./);
+  });
 });
+

@@ -1,12 +1,52 @@
-import { splitSentences } from '../../../features/ingestion/chunking/text-boundaries.ts';
+import { sentences } from '../../text/sentences.ts';
 import { contentTerms } from '../../text/terms.ts';
+import { answerCues, cuesMet } from './answer-cues.ts';
 import type { AnswerGenerator, GenerationRequest, GroundingSource } from './provider.ts';
 
 // A sentence scoring below this share of the best one adds words more than answer.
 const RELATIVE_CUTOFF = 0.6;
+// A sentence that states what the question asks for (a number for "how many", a name for
+// "which option") outranks one that only repeats the question's words by this factor.
+const CUE_BOOST = 1.6;
+// Question terms found only in the heading a sentence stands under count at this share: the
+// heading says what the sentence is about ("work_mem" above "It defaults to 4 megabytes").
+const HEADING_SHARE = 0.5;
+// A sentence the conversation's earlier answers already gave counts this much: a follow-up wants
+// what was not said yet.
+const REPEATED_SHARE = 0.2;
+// Retrieval ranked the sources: a sentence of the n-th source counts 1 / (1 + SOURCE_DECAY (n - 1)),
+// so a lower source's sentence must match clearly better to open the answer.
+const SOURCE_DECAY = 0.25;
+// How much a sentence's precision (the share of its terms the question asked for) weighs.
+const PRECISION_SHARE = 0.5;
+// Two sentences sharing this share of their terms say the same thing: only the first is kept.
+const DUPLICATE_TERMS = 0.8;
+// Headings from this level on name what their text describes (see Candidate.label).
+const LABEL_LEVEL = 4;
+// A list introduced by a chosen sentence ("The options are:") comes with at most this many items.
+const LIST_ITEMS = 6;
 
-/** A sentence of a source, with what scoring needs; `code` is the code block a "...:" sentence introduces. */
-type Candidate = { source: GroundingSource; position: number; text: string; code?: string; terms: Set<string>; score: number };
+/** A sentence of a source, with what scoring needs. */
+type Candidate = {
+  source: GroundingSource;
+  position: number;
+  text: string;
+  /** The code block a "...:" sentence introduces. */
+  code?: string;
+  /** A list item, rendered as one. */
+  listItem: boolean;
+  /** Terms of the heading the sentence stands under. */
+  heading: Set<string>;
+  /**
+   * The heading, when it names the thing the sentence describes: a deep heading (level 4 and
+   * beyond) such as a function's signature or a setting's name, which the HTML conversion makes
+   * of a definition term. "Remove any common leading whitespace" answers "how do I strip the
+   * margin?" only with its label, `textwrap.dedent(text)`.
+   */
+  label?: string;
+  terms: Set<string>;
+  score: number;
+};
 
 export type ExtractiveOptions = {
   /** Longest answer in characters, citations and code excluded (default 700). */
@@ -18,20 +58,22 @@ export type ExtractiveOptions = {
 // Markdown that reads badly inside a sentence of an answer: list bullets, quote marks, table pipes.
 const LINE_MARKUP = /^\s{0,3}(?:[-*+]\s+|\d{1,3}[.)]\s+|>\s?|\|)/;
 const LIST_ITEM = /^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+/;
+const HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
 
 /** Blank-line separated blocks of a text; a fenced code block is one block even with blank lines. */
 function blocksOf(text: string): { code: boolean; lines: string[] }[] {
   const blocks: { code: boolean; lines: string[] }[] = [];
   let current: { code: boolean; lines: string[] } | undefined;
-  let fence = false;
+  let fence: string | undefined;
   for (const line of text.split('\n')) {
-    if (/^\s*(```|~~~)/.test(line)) {
-      if (!fence) blocks.push((current = { code: true, lines: [] }));
+    const marker = /^\s*(```|~~~)/.exec(line)?.[1];
+    if (marker && (fence === undefined || marker === fence)) {
+      if (fence === undefined) blocks.push((current = { code: true, lines: [] }));
       else current = undefined;
-      fence = !fence;
+      fence = fence === undefined ? marker : undefined;
       continue;
     }
-    if (fence) {
+    if (fence !== undefined) {
       current!.lines.push(line);
     } else if (line.trim() === '') {
       current = undefined;
@@ -45,29 +87,58 @@ function blocksOf(text: string): { code: boolean; lines: string[] }[] {
 }
 
 /**
- * The sentences of a source: wrapped lines of a paragraph are joined, list items stand alone,
- * headings and table rules are left out, and a code block stays with the sentence that introduces
- * it ("You can build it with:").
+ * Prose as a reader should see it quoted: the Markdown escapes of an HTML conversion undone where
+ * they protect nothing mid-sentence (`some\_command` is `some_command`).
  */
-function sentencesOf(source: GroundingSource): { position: number; text: string; code?: string }[] {
-  const result: { position: number; text: string; code?: string }[] = [];
+export function readable(text: string): string {
+  return text.replace(/\\([_\\`~>#+=.!-])/g, '$1').trim();
+}
+
+/** A table row as a line of text: its cells separated by dashes. */
+function rowText(line: string): string {
+  return line
+    .split('|')
+    .map((cell) => cell.trim())
+    .filter(Boolean)
+    .join(' — ');
+}
+
+/**
+ * The sentences of a source: wrapped lines of a paragraph are joined, list items stand alone,
+ * table rows stand as lines, a code block stays with the sentence that introduces it ("You can
+ * build it with:"), and each sentence knows the heading it stands under.
+ */
+function sentencesOf(source: GroundingSource): Omit<Candidate, 'terms' | 'score'>[] {
+  const result: Omit<Candidate, 'terms' | 'score'>[] = [];
+  let heading = new Set<string>();
+  let label: string | undefined;
   for (const block of blocksOf(source.text)) {
     const previous = result.at(-1);
     if (block.code) {
       if (previous?.text.endsWith(':') && previous.code === undefined) previous.code = block.lines.join('\n');
       continue;
     }
-    const paragraphs: string[] = [];
+    const paragraphs: { text: string; listItem: boolean }[] = [];
     for (const line of block.lines) {
-      if (/^\s{0,3}#{1,6}\s/.test(line) || /^\s*\|?\s*:?-{3,}/.test(line)) continue;
-      const text = line.replace(LINE_MARKUP, '').replace(/\s*\|\s*/g, ' ').trim();
-      if (paragraphs.length === 0 || LIST_ITEM.test(line)) paragraphs.push(text);
-      else paragraphs[paragraphs.length - 1] += ` ${text}`;
+      const title = HEADING.exec(line);
+      if (title) {
+        heading = new Set(contentTerms(title[2]!));
+        label = title[1]!.length >= LABEL_LEVEL ? readable(title[2]!) : undefined;
+        continue;
+      }
+      if (/^\s*\|?\s*:?-{3,}/.test(line)) continue;
+      const listItem = LIST_ITEM.test(line);
+      const row = line.trimStart().startsWith('|');
+      const text = row ? rowText(line) : line.replace(LINE_MARKUP, '').trim();
+      if (paragraphs.length === 0 || listItem || row) paragraphs.push({ text, listItem });
+      else paragraphs[paragraphs.length - 1]!.text += ` ${text}`;
     }
-    for (const paragraph of paragraphs) {
-      for (const range of splitSentences(paragraph, 0, paragraph.length)) {
-        const text = paragraph.slice(range.start, range.end).trim();
-        if (text.length >= 12) result.push({ position: result.length, text });
+    for (const [index, paragraph] of paragraphs.entries()) {
+      const split = sentences(readable(paragraph.text));
+      // A chunk may begin mid-sentence (its overlap starts at a word): that fragment is not quoted.
+      if (index === 0 && /^[a-z]/.test(split[0] ?? '')) split.shift();
+      for (const sentence of split) {
+        if (sentence.length >= 12) result.push({ source, position: result.length, text: sentence, listItem: paragraph.listItem, heading, label });
       }
     }
   }
@@ -80,15 +151,22 @@ function rendered(candidate: Candidate): string {
   return candidate.code === undefined ? text : `${text}\n\n\`\`\`\n${candidate.code}\n\`\`\`\n\n`;
 }
 
+function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const term of a) if (b.has(term)) shared += 1;
+  return shared / Math.min(a.size, b.size);
+}
+
 /**
- * The offline default generator: answers with the sentences of the retrieved sources that share
- * the most (rare) terms with the question, grouped per source in source order and followed by the
+ * The offline default generator: answers with the sentences of the retrieved sources that best
+ * state what the question asks, grouped per source (best source first) and followed by the
  * source's citation `[n]`. It never writes words of its own, so it cannot state anything the
  * knowledge base does not; with no sources it answers the fallback message.
  */
 export class ExtractiveAnswerGenerator implements AnswerGenerator {
   readonly name = 'extractive';
-  readonly model = 'extractive-v1';
+  readonly model = 'extractive-v2';
   private readonly maxCharacters: number;
   private readonly maxSentences: number;
 
@@ -112,8 +190,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
   /** The answer's paragraphs: one per cited source. */
   private compose(request: GenerationRequest): string[] {
     if (request.sources.length === 0) return [];
-    const candidates = request.sources.flatMap((source) =>
-      sentencesOf(source).map((sentence) => ({ ...sentence, source, terms: new Set(contentTerms(sentence.text)), score: 0 })),
+    const candidates: Candidate[] = request.sources.flatMap((source) =>
+      sentencesOf(source).map((sentence) => ({ ...sentence, terms: new Set(contentTerms(sentence.text)), score: 0 })),
     );
     if (candidates.length === 0) return [];
     this.score(candidates, request);
@@ -122,45 +200,75 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     // citation numbers stay those of the sources.
     const bySource = new Map<number, Candidate[]>();
     for (const candidate of chosen) bySource.set(candidate.source.number, [...(bySource.get(candidate.source.number) ?? []), candidate]);
-    return [...bySource.entries()].map(([number, sentences]) => {
-      const text = sentences
-        .sort((a, b) => a.position - b.position)
-        .map(rendered)
-        .join(' ')
-        .replace(/\s+$/, '');
-      return `${text}${text.endsWith('```') ? '\n\n' : ' '}[${number}]`;
+    return [...bySource.entries()].map(([number, picked]) => {
+      const parts: string[] = [];
+      const labelled = new Set<string>();
+      for (const candidate of picked.sort((a, b) => a.position - b.position)) {
+        // The first sentence under a label says what it describes, unless it names it itself.
+        const lead = candidate.label && !labelled.has(candidate.label) && !candidate.text.includes(candidate.label) ? `${candidate.label}: ` : '';
+        if (candidate.label) labelled.add(candidate.label);
+        const text = lead + rendered(candidate);
+        const last = parts.at(-1);
+        // List items stay a list, apart from the prose around them; prose runs on in one paragraph.
+        if (candidate.listItem) parts.push(`${last === undefined || last.endsWith('\n') ? '' : '\n\n'}- ${text}\n`);
+        else parts.push(last === undefined ? text : last.endsWith('\n') ? `\n${text}` : ` ${text}`);
+      }
+      const text = parts.join('').replace(/\s+$/, '');
+      return `${text}${/```$|\n- [^\n]*$/.test(text) ? '\n\n' : ' '}[${number}]`;
     });
   }
 
   /**
    * Scores each sentence by the question terms it holds, each weighted by its rarity among the
    * candidate sentences (idf), so that "refund" counts more than "account" in a billing FAQ. The
-   * latest question's terms weigh twice the terms the conversation added to it. A source's rank
-   * breaks ties.
+   * latest question's terms weigh twice the terms the conversation added to it; terms only its
+   * heading holds count HEADING_SHARE. A sentence that states what the question asks for (see
+   * answer-cues.ts) gains CUE_BOOST; one an earlier answer already gave keeps REPEATED_SHARE. A
+   * source's rank breaks ties.
    */
   private score(candidates: Candidate[], request: GenerationRequest): void {
     const latest = new Set(contentTerms(request.question));
     const context = new Set(contentTerms(request.standaloneQuestion).filter((term) => !latest.has(term)));
     const documentFrequency = new Map<string, number>();
     for (const candidate of candidates) {
-      for (const term of candidate.terms) if (latest.has(term) || context.has(term)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+      for (const term of new Set([...candidate.terms, ...candidate.heading])) {
+        if (latest.has(term) || context.has(term)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+      }
     }
     const weight = (term: string) => Math.log(1 + candidates.length / (documentFrequency.get(term) ?? candidates.length));
+    const cues = answerCues(request.standaloneQuestion);
+    const earlier = request.history.filter((turn) => turn.role === 'assistant').map((turn) => turn.content);
     for (const candidate of candidates) {
       let score = 0;
-      for (const term of candidate.terms) {
-        if (latest.has(term)) score += 2 * weight(term);
-        else if (context.has(term)) score += weight(term);
+      for (const term of latest) {
+        if (candidate.terms.has(term)) score += 2 * weight(term);
+        else if (candidate.heading.has(term)) score += 2 * HEADING_SHARE * weight(term);
       }
+      for (const term of context) {
+        if (candidate.terms.has(term)) score += weight(term);
+        else if (candidate.heading.has(term)) score += HEADING_SHARE * weight(term);
+      }
+      // Of two sentences holding the same question terms, the one saying less else is the more
+      // direct answer ("You can build a 32 bit binary using:" over "In case of build errors when
+      // trying to build a 32 bit binary, try the following steps:").
+      let matched = 0;
+      for (const term of candidate.terms) if (latest.has(term) || context.has(term)) matched += 1;
+      score *= 1 - PRECISION_SHARE + (PRECISION_SHARE * matched) / Math.max(candidate.terms.size, 1);
+      // A sentence that introduces a code block states the code too ("You can build it with:").
+      if (score > 0 && cuesMet(`${candidate.text}\n${candidate.code ?? ''}`, cues) > 0) score *= CUE_BOOST;
+      if (earlier.some((answer) => answer.includes(candidate.text))) score *= REPEATED_SHARE;
+      score /= 1 + SOURCE_DECAY * (candidate.source.number - 1);
       candidate.score = score - candidate.source.number * 1e-3 - candidate.position * 1e-6;
     }
   }
 
   /**
    * The best sentences within the length budget, keeping those that score at least
-   * RELATIVE_CUTOFF of the best. A matching sentence that is a question (an FAQ's "Q:") brings the sentence after it, the
-   * answer. When no sentence shares a term with the question (the source was found by meaning
-   * alone), the first sentences of the best source stand in.
+   * RELATIVE_CUTOFF of the best and are not near-duplicates of one already taken. A matching
+   * sentence that is a question (an FAQ's "Q:") brings the sentence after it, the answer; one
+   * that introduces a list ("...:") brings the list. When no sentence shares a term with the
+   * question (the source was found by meaning alone), the first sentences of the best source
+   * stand in.
    */
   private choose(candidates: Candidate[]): Candidate[] {
     const ranked = [...candidates].sort((a, b) => b.score - a.score);
@@ -168,17 +276,24 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const pool = best.score > 0 ? ranked.filter((candidate) => candidate.score >= best.score * RELATIVE_CUTOFF) : candidates.filter((c) => c.source === best.source);
     const chosen: Candidate[] = [];
     let length = 0;
-    const take = (candidate: Candidate | undefined) => {
-      if (!candidate || chosen.includes(candidate) || chosen.length >= this.maxSentences) return;
-      if (chosen.length > 0 && length + candidate.text.length > this.maxCharacters) return;
+    const next = (candidate: Candidate, offset: number) => candidates.find((other) => other.source === candidate.source && other.position === candidate.position + offset);
+    const take = (candidate: Candidate | undefined, bonus = false) => {
+      if (!candidate || chosen.includes(candidate)) return false;
+      if (!bonus && chosen.length >= this.maxSentences) return false;
+      if (chosen.length > 0 && length + candidate.text.length > this.maxCharacters) return false;
+      if (chosen.some((other) => overlap(other.terms, candidate.terms) >= DUPLICATE_TERMS && other.terms.size > 2)) return false;
       chosen.push(candidate);
       length += candidate.text.length;
+      return true;
     };
     for (const candidate of pool) {
       if (candidate.text.endsWith('?')) {
-        take(candidates.find((next) => next.source === candidate.source && next.position === candidate.position + 1));
-      } else {
-        take(candidate);
+        take(next(candidate, 1));
+      } else if (take(candidate) && candidate.text.endsWith(':') && candidate.code === undefined) {
+        for (let offset = 1; offset <= LIST_ITEMS; offset += 1) {
+          const item = next(candidate, offset);
+          if (!item?.listItem || !take(item, true)) break;
+        }
       }
     }
     if (chosen.length === 0) take(pool[0]);

@@ -52,6 +52,26 @@ describe('entityEncodedHtmlToMarkdown', () => {
       expected: 'Type <script> literally',
     },
     { name: 'plain text without markup', data: 'Just text &amp; more', expected: 'Just text & more' },
+    {
+      name: 'a bare <pre> with highlighting spans (Sphinx, DocBook) is a fenced code block, not escaped prose',
+      data: encoded('<div class="highlight"><pre><span class="k">def</span> f(n):\n    <span class="k">return</span> n * f(n-1)\n&gt;&gt;&gt; f(3)</pre></div>'),
+      expected: '```\ndef f(n):\n    return n * f(n-1)\n>>> f(3)\n```',
+    },
+    {
+      name: 'links within the page or to a relative path keep their text only; link titles are dropped',
+      data: encoded('<p>See <a href="#module-x" title="x: the x module">x</a>, <a href="os.html#os.sep" title="os.sep">os.sep</a> and <a href="https://peps.python.org/pep-0412/" title="PEP">PEP 412</a>.</p>'),
+      expected: 'See x, os.sep and [PEP 412](https://peps.python.org/pep-0412/).',
+    },
+    {
+      name: 'definition terms become headings of their descriptions, one level deeper when nested',
+      data: encoded('<dl><dt>work_mem (<code>integer</code>)</dt><dd><p>Sets memory.</p><dl><dt>Note</dt><dd>Per operation.</dd></dl></dd></dl>'),
+      expected: '##### work_mem (`integer`)\n\nSets memory.\n\n###### Note\n\nPer operation.',
+    },
+    {
+      name: 'an underscore inside a word is not escaped; one that could open emphasis, and other markup characters, are',
+      data: encoded('<p>Call cached_property or _private and 2*3 [x]</p>'),
+      expected: 'Call cached_property or \\_private and 2\\*3 \\[x\\]',
+    },
     { name: 'empty data', data: '', expected: '' },
   ];
   for (const { name, data, expected } of cases) {

@@ -9,12 +9,61 @@ const turndown = new TurndownService({
   hr: '---',
 });
 turndown.use(gfm);
+// An underscore inside a word cannot open emphasis in CommonMark, so escaping it only litters
+// identifiers (`cached\_property`): keyword search, answers quoting the text, and a reader
+// copying a name all want `cached_property`.
+const escapeMarkdown = turndown.escape.bind(turndown);
+turndown.escape = (text: string) => escapeMarkdown(text).replace(/(?<=[\p{L}\p{N}])\\_(?=[\p{L}\p{N}])/gu, '_');
 turndown.remove(['script', 'style', 'noscript', 'template', 'iframe', 'head']);
 // Inline images (data: URIs) are often hundreds of KB of base64 that would be chunked and
 // embedded as text; their alt text is all of them worth keeping.
 turndown.addRule('inlineImage', {
   filter: (node) => node.nodeName === 'IMG' && (node.getAttribute('src') ?? '').trim().toLowerCase().startsWith('data:'),
   replacement: (_content, node) => (node as HTMLElement).getAttribute('alt')?.trim() ?? '',
+});
+
+// Documentation generators (Sphinx, DocBook, Javadoc) write code blocks as a bare <pre> with
+// highlighting spans, no <code> inside: without this rule turndown escapes them as prose, so
+// `n * f(n-1)` became `n \* f(n\-1)`, `>>>` became `\>>>`, and sentence splitting cut the code.
+turndown.addRule('bareCodeBlock', {
+  filter: (node) => node.nodeName === 'PRE' && node.firstElementChild?.nodeName !== 'CODE',
+  replacement: (_content, node) => {
+    const code = (node.textContent ?? '').replace(/\n+$/, '');
+    const fence = code.includes('```') ? '~~~' : '```';
+    return `\n\n${fence}\n${code}\n${fence}\n\n`;
+  },
+});
+
+// A link within the page (`#section`) or to a relative path (another page of the same export)
+// has no address a reader could follow: its text is kept, without the link. Link titles (Sphinx
+// writes the whole summary of the target there) are dropped: they doubled the words of a
+// sentence in the chunk, for keyword and vector search alike.
+turndown.addRule('link', {
+  filter: (node) => node.nodeName === 'A' && node.getAttribute('href') !== null,
+  replacement: (content, node) => {
+    const href = (node as HTMLElement).getAttribute('href')!.trim();
+    if (!/^(https?:|mailto:)/i.test(href) || content.trim() === '') return content;
+    return `[${content}](${href.replace(/[()]/g, (bracket) => encodeURIComponent(bracket))})`;
+  },
+});
+
+// A definition term (`<dt>`) names what its description is about: a function's signature, a
+// setting and its type, a glossary word. As a heading (level 5, 6 when nested in another list's
+// description) it enters the heading path of every chunk of its description, so keyword and
+// vector search see "maintenance_work_mem (integer)" beside "It defaults to 64 megabytes" even
+// when the description runs over several chunks.
+turndown.addRule('definitionTerm', {
+  filter: 'dt',
+  replacement: (content, node) => {
+    let depth = 0;
+    for (let parent = node.parentNode; parent; parent = parent.parentNode) if (parent.nodeName === 'DL') depth += 1;
+    const text = content.replace(/\s+/g, ' ').trim();
+    return text === '' ? '' : `\n\n${'#'.repeat(Math.min(6, 4 + depth))} ${text}\n\n`;
+  },
+});
+turndown.addRule('definitionDescription', {
+  filter: 'dd',
+  replacement: (content) => `\n\n${content.trim()}\n\n`,
 });
 
 // A `<` followed by a tag name, `/` or `!`: markup that was never entity-encoded.

@@ -1,0 +1,41 @@
+/**
+ * Sentences of a paragraph, for answers quoted from documentation. Unicode's sentence rules
+ * (UAX #29, ICU through Intl.Segmenter) already keep "e.g. pg_dump" and "3.14" whole, because a
+ * lowercase word or a digit after a period does not start a sentence. They still break after an
+ * abbreviation followed by a capital ("e.g. PostgreSQL", "Dr. Smith"), and inside inline code
+ * ("`os.path.join`. Then"), so those breaks are undone here.
+ */
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+// Abbreviations that end in a period without ending the sentence. A list rather than a rule
+// ("a short word and a period"): "It is 5 ft. Then..." must still break.
+const ABBREVIATIONS = new Set([
+  'e.g.', 'i.e.', 'etc.', 'vs.', 'cf.', 'approx.', 'incl.', 'esp.', 'resp.', 'viz.', 'ca.', 'al.',
+  'fig.', 'figs.', 'no.', 'nos.', 'vol.', 'ch.', 'sec.', 'p.', 'pp.', 'ed.', 'eq.', 'ex.', 'ref.', 'max.', 'min.', 'dept.',
+  'mr.', 'mrs.', 'ms.', 'dr.', 'prof.', 'jr.', 'sr.', 'st.', 'inc.', 'ltd.', 'co.', 'corp.',
+  'jan.', 'feb.', 'mar.', 'apr.', 'jun.', 'jul.', 'aug.', 'sep.', 'sept.', 'oct.', 'nov.', 'dec.',
+]);
+
+function endsWithAbbreviation(sentence: string): boolean {
+  const last = /(\S+)\s*$/.exec(sentence)?.[1]?.toLowerCase();
+  return last !== undefined && ABBREVIATIONS.has(last.replace(/^[("'[]+/, ''));
+}
+
+/** Whether a backtick code span opened in `text` is still open at its end. */
+function insideCode(text: string): boolean {
+  return (text.match(/`/g)?.length ?? 0) % 2 === 1;
+}
+
+/** The sentences of `text`, trimmed, in order; their concatenation with single spaces reads as the text. */
+export function sentences(text: string): string[] {
+  const result: string[] = [];
+  let pending = '';
+  for (const { segment } of segmenter.segment(text)) {
+    pending += segment;
+    if (endsWithAbbreviation(pending) || insideCode(pending)) continue;
+    if (pending.trim()) result.push(pending.trim());
+    pending = '';
+  }
+  if (pending.trim()) result.push(pending.trim());
+  return result;
+}
