@@ -85,5 +85,19 @@ describe('extractive answers', () => {
     );
     assert.match(text, /^To select libc malloc instead, build with make MALLOC=libc\./);
   });
+
+  test('a table row answers with its header as context, and the sentence introducing a table brings its rows', async () => {
+    const docs = [
+      'The first character of the format string selects the byte order, according to the following table:',
+      '',
+      '| Character | Byte order |',
+      '| --- | --- |',
+      '| `@` | native |',
+      '| `<` | little-endian |',
+      '| `!` | network (= big-endian) |',
+    ].join('\n');
+    const { text } = await answer(request('Which byte order does the format character ! select?', [source(1, docs)]));
+    assert.match(text, /according to the following table:\n\n- `@` — native\n- `<` — little-endian\n- `!` — network \(= big-endian\)\n\n\[1\]$/);
+  });
 });
 

@@ -17,6 +17,9 @@ const REPEATED_SHARE = 0.2;
 // Retrieval ranked the sources: a sentence of the n-th source counts 1 / (1 + SOURCE_DECAY (n - 1)),
 // so a lower source's sentence must match clearly better to open the answer.
 const SOURCE_DECAY = 0.25;
+// The first sentence under a heading the question names ("EAFP" above "Easier to ask for
+// forgiveness than permission.") counts this much more.
+const LEADING_BOOST = 1.3;
 // How much a sentence's precision (the share of its terms the question asked for) weighs.
 const PRECISION_SHARE = 0.5;
 // Two sentences sharing this share of their terms say the same thing: only the first is kept.
@@ -33,8 +36,10 @@ type Candidate = {
   text: string;
   /** The code block a "...:" sentence introduces. */
   code?: string;
-  /** A list item, rendered as one. */
-  listItem: boolean;
+  /** Prose, a list item or a table row (each rendered as what it is). */
+  kind: 'prose' | 'item' | 'row';
+  /** The first sentence under its heading: where a definition or a description states its subject. */
+  leading: boolean;
   /** Terms of the heading the sentence stands under. */
   heading: Set<string>;
   /**
@@ -103,43 +108,62 @@ function rowText(line: string): string {
     .join(' — ');
 }
 
+// A chunk may begin mid-sentence (its overlap starts at a word): a first sentence that starts
+// lowercase or with an operator is such a fragment, and is not quoted.
+const FRAGMENT = /^[a-z<>=)\]},;:.]/;
+
 /**
  * The sentences of a source: wrapped lines of a paragraph are joined, list items stand alone,
- * table rows stand as lines, a code block stays with the sentence that introduces it ("You can
- * build it with:"), and each sentence knows the heading it stands under.
+ * table rows stand as lines (with their header's words as context), a code block stays with the
+ * sentence that introduces it ("You can build it with:"), and each sentence knows the heading it
+ * stands under and whether it is the first one there.
  */
 function sentencesOf(source: GroundingSource): Omit<Candidate, 'terms' | 'score'>[] {
   const result: Omit<Candidate, 'terms' | 'score'>[] = [];
   let heading = new Set<string>();
   let label: string | undefined;
+  let leading = false;
+  const add = (text: string, kind: Candidate['kind'], context: Set<string>) => {
+    if (text.length < 12) return;
+    result.push({ source, position: result.length, text, kind, heading: context, label, leading });
+    leading = false;
+  };
   for (const block of blocksOf(source.text)) {
     const previous = result.at(-1);
     if (block.code) {
       if (previous?.text.endsWith(':') && previous.code === undefined) previous.code = block.lines.join('\n');
       continue;
     }
-    const paragraphs: { text: string; listItem: boolean }[] = [];
+    const paragraphs: { text: string; kind: Candidate['kind'] }[] = [];
+    let header: Set<string> | undefined;
     for (const line of block.lines) {
       const title = HEADING.exec(line);
       if (title) {
         heading = new Set(contentTerms(title[2]!));
         label = title[1]!.length >= LABEL_LEVEL ? readable(title[2]!) : undefined;
+        leading = true;
         continue;
       }
       if (/^\s*\|?\s*:?-{3,}/.test(line)) continue;
-      const listItem = LIST_ITEM.test(line);
-      const row = line.trimStart().startsWith('|');
-      const text = row ? rowText(line) : line.replace(LINE_MARKUP, '').trim();
-      if (paragraphs.length === 0 || listItem || row) paragraphs.push({ text, listItem });
+      if (line.trimStart().startsWith('|')) {
+        // A table's first row names its columns: context for every row, not an answer itself.
+        if (header) paragraphs.push({ text: rowText(line), kind: 'row' });
+        else header = new Set(contentTerms(rowText(line)));
+        continue;
+      }
+      const item = LIST_ITEM.test(line);
+      const text = line.replace(LINE_MARKUP, '').trim();
+      if (paragraphs.length === 0 || item || paragraphs.at(-1)!.kind !== 'prose') paragraphs.push({ text, kind: item ? 'item' : 'prose' });
       else paragraphs[paragraphs.length - 1]!.text += ` ${text}`;
     }
     for (const [index, paragraph] of paragraphs.entries()) {
-      const split = sentences(readable(paragraph.text));
-      // A chunk may begin mid-sentence (its overlap starts at a word): that fragment is not quoted.
-      if (index === 0 && /^[a-z]/.test(split[0] ?? '')) split.shift();
-      for (const sentence of split) {
-        if (sentence.length >= 12) result.push({ source, position: result.length, text: sentence, listItem: paragraph.listItem, heading, label });
+      if (paragraph.kind === 'row') {
+        add(readable(paragraph.text), 'row', new Set([...heading, ...(header ?? [])]));
+        continue;
       }
+      const split = sentences(readable(paragraph.text));
+      if (index === 0 && FRAGMENT.test(split[0] ?? '')) split.shift();
+      for (const sentence of split) add(sentence, paragraph.kind, heading);
     }
   }
   return result;
@@ -147,7 +171,7 @@ function sentencesOf(source: GroundingSource): Omit<Candidate, 'terms' | 'score'
 
 /** A sentence ready to stand in an answer: ends with punctuation, followed by its code block. */
 function rendered(candidate: Candidate): string {
-  const text = /[.!?…:;)"'`*_]$/.test(candidate.text) ? candidate.text : `${candidate.text}.`;
+  const text = candidate.kind === 'row' || /[.!?…:;)"'`*_]$/.test(candidate.text) ? candidate.text : `${candidate.text}.`;
   return candidate.code === undefined ? text : `${text}\n\n\`\`\`\n${candidate.code}\n\`\`\`\n\n`;
 }
 
@@ -210,7 +234,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
         const text = lead + rendered(candidate);
         const last = parts.at(-1);
         // List items stay a list, apart from the prose around them; prose runs on in one paragraph.
-        if (candidate.listItem) parts.push(`${last === undefined || last.endsWith('\n') ? '' : '\n\n'}- ${text}\n`);
+        if (candidate.kind !== 'prose') parts.push(`${last === undefined || last.endsWith('\n') ? '' : '\n\n'}- ${text}\n`);
         else parts.push(last === undefined ? text : last.endsWith('\n') ? `\n${text}` : ` ${text}`);
       }
       const text = parts.join('').replace(/\s+$/, '');
@@ -254,6 +278,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       let matched = 0;
       for (const term of candidate.terms) if (latest.has(term) || context.has(term)) matched += 1;
       score *= 1 - PRECISION_SHARE + (PRECISION_SHARE * matched) / Math.max(candidate.terms.size, 1);
+      // The first sentence under a heading the question names is where its subject is defined.
+      if (candidate.leading && [...candidate.heading].some((term) => latest.has(term) || context.has(term))) score *= LEADING_BOOST;
       // A sentence that introduces a code block states the code too ("You can build it with:").
       if (score > 0 && cuesMet(`${candidate.text}\n${candidate.code ?? ''}`, cues) > 0) score *= CUE_BOOST;
       if (earlier.some((answer) => answer.includes(candidate.text))) score *= REPEATED_SHARE;
@@ -292,7 +318,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       } else if (take(candidate) && candidate.text.endsWith(':') && candidate.code === undefined) {
         for (let offset = 1; offset <= LIST_ITEMS; offset += 1) {
           const item = next(candidate, offset);
-          if (!item?.listItem || !take(item, true)) break;
+          if (!item || item.kind === 'prose' || !take(item, true)) break;
         }
       }
     }
