@@ -53,7 +53,7 @@ const config = loadConfig();
 const embedder =
   config.embeddingsProvider === 'builtin-fast'
     ? new BuiltinFastEmbeddingProvider({
-        dataDir: config.dataDir,
+        modelsDir: config.modelsDir,
         threads: config.embeddingsThreads,
         weighting: options.weighting as TokenWeighting | undefined,
         smoothing: options.smoothing === undefined ? undefined : Number(options.smoothing),

@@ -103,7 +103,7 @@ async function buildKnowledgeBase(db: Db, base: string, token: string, workspace
     knowledgeBaseIds: [knowledgeBase.id],
     requireAuth: false,
   });
-  const embedder = new BuiltinFastEmbeddingProvider({ dataDir: database.env.DATA_DIR!, threads: availableParallelism() });
+  const embedder = new BuiltinFastEmbeddingProvider({ modelsDir: join(database.env.DATA_DIR!, 'models'), threads: availableParallelism() });
   const timing = { embedTable: 0, chunkAndEmbed: 0, write: 0, index: 0, vacuumAnalyze: 0 };
   let started = performance.now();
   await embedder.warmUp();

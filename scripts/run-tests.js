@@ -4,6 +4,7 @@
 // its own database, so files run in parallel.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 function testFiles(dir) {
@@ -17,6 +18,13 @@ const filter = process.argv.slice(2);
 const files = ['src', 'test', 'web'].flatMap(testFiles).filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)));
 const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
 const engines = (process.env.LORE_TEST_ENGINES ?? (serverUrl ? 'pglite,postgres' : 'pglite')).split(',');
+
+// The default encoder (builtin-fast) distils its token table at its first use, about a minute of
+// both cores. Every test server shares one models directory, prepared once here, instead of
+// distilling in each test's own data directory.
+process.env.MODELS_DIR ||= join(tmpdir(), 'lore-test-models');
+const prepared = spawnSync(process.execPath, ['bin/lore.js', 'prepare'], { stdio: 'inherit', env: { ...process.env, DATA_DIR: tmpdir(), LOG_LEVEL: 'warn' } });
+if (prepared.status !== 0) process.exit(1);
 
 let failed = false;
 for (const engine of engines) {

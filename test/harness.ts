@@ -140,6 +140,8 @@ export function testEnv(databaseEnv: Record<string, string>, overrides: Record<s
     LOG_LEVEL: process.env.LORE_TEST_LOG_LEVEL ?? 'silent',
     LOG_FORMAT: 'json',
     BOOTSTRAP: 'never',
+    // The builtin-fast token table that scripts/run-tests.js prepared once for every test.
+    ...(process.env.MODELS_DIR ? { MODELS_DIR: process.env.MODELS_DIR } : {}),
     ...databaseEnv,
     ...overrides,
   };

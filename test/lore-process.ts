@@ -16,14 +16,16 @@ export type Finished = Exit & { stdout: string; stderr: string };
 
 /** Where and with what a `lore` child runs. */
 export type LoreOptions = {
-  /** Exactly the variables the child sees besides PATH, so nothing of the caller's environment leaks in. */
+  /** Exactly the variables the child sees besides PATH and the shared MODELS_DIR, so nothing else of the caller's environment leaks in. */
   env: Record<string, string>;
   /** The working directory: a temp directory, so that no `.env` of the repository is read. */
   cwd: string;
 };
 
 function childEnv(options: LoreOptions): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env };
+  // The token table scripts/run-tests.js prepared once; a test may still name another directory.
+  const models = process.env.MODELS_DIR ? { MODELS_DIR: process.env.MODELS_DIR } : {};
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', ...models, ...options.env };
 }
 
 // Creating and migrating a fresh embedded database costs about 15 s of CPU; on a 2-core machine

@@ -46,6 +46,16 @@ describe(`the lore command (${engine})`, () => {
     });
   }
 
+  test('lore prepare readies the default encoder\'s token table in MODELS_DIR; another provider has nothing to prepare', async () => {
+    // The test runner prepared the shared MODELS_DIR before the suite: this run reads it.
+    const ready = await runLore(['prepare'], options);
+    assert.equal(ready.code, 0, describeRun(ready));
+    assert.match(ready.stdout, new RegExp(`^The token table is ready in ${process.env.MODELS_DIR}/[^\\n]+\\.f32\\.\\n$`));
+    const other = await runLore(['prepare'], { ...options, env: { ...options.env, EMBEDDINGS_PROVIDER: 'openai' } });
+    assert.equal(other.code, 0, describeRun(other));
+    assert.equal(other.stdout, 'Nothing to prepare for EMBEDDINGS_PROVIDER=openai.\n');
+  });
+
   test('lore migrate applies every migration, then reports "Up to date."', async () => {
     const migrations = await loadMigrations();
     const first = await runLore(['migrate'], options);

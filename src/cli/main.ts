@@ -60,6 +60,13 @@ program
     const logger = createLogger(settings);
     const { startServer } = await loadServer();
     const server = await startServer(settings, { logger });
+    // The first start distils builtin-fast's token table: begun now rather than at the first
+    // request, which would wait for it. Requests that come meanwhile wait for the same work.
+    const { prepareEmbedder } = await loadEmbedder();
+    prepareEmbedder(server.context.embedder).then(
+      (table) => table?.distilled && logger.info({ path: table.path, seconds: Math.round(table.milliseconds / 1000) }, 'builtin-fast: distilled the token table'),
+      (error: unknown) => logger.error({ err: error }, 'builtin-fast: the token table could not be prepared; the first request will try again'),
+    );
     const stop = async (signal: string) => {
       logger.info({ signal }, 'shutting down');
       await server.close();
@@ -91,6 +98,26 @@ program
     };
     process.once('SIGINT', () => void stop('SIGINT'));
     process.once('SIGTERM', () => void stop('SIGTERM'));
+  });
+
+program
+  .command('prepare')
+  .description('Prepare the offline embedder before the first request: builtin-fast distils its token table into MODELS_DIR once (about a minute)')
+  .action(async () => {
+    const settings = config();
+    const { createEmbeddingProvider, prepareEmbedder } = await loadEmbedder();
+    const embedder = createEmbeddingProvider(settings);
+    try {
+      const table = await prepareEmbedder(embedder);
+      if (!table) {
+        process.stdout.write(`Nothing to prepare for EMBEDDINGS_PROVIDER=${settings.embeddingsProvider}.\n`);
+        return;
+      }
+      const seconds = (table.milliseconds / 1000).toFixed(1);
+      process.stdout.write(table.distilled ? `Distilled the token table into ${table.path} in ${seconds} s.\n` : `The token table is ready in ${table.path}.\n`);
+    } finally {
+      await embedder.close();
+    }
   });
 
 program

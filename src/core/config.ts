@@ -25,7 +25,10 @@ const EnvSchema = Type.Object({
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis for rate limits shared by several API processes.' })),
   LOG_LEVEL: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   LOG_FORMAT: choice(['auto', 'json', 'pretty'], 'auto', 'auto: pretty in a terminal, JSON otherwise.'),
-  EMBEDDINGS_PROVIDER: choice(['builtin', 'builtin-fast', 'openai'], 'builtin', 'Where embedding vectors come from.'),
+  EMBEDDINGS_PROVIDER: choice(['builtin', 'builtin-fast', 'openai'], 'builtin-fast', 'Where embedding vectors come from.'),
+  MODELS_DIR: Type.Optional(
+    Type.String({ minLength: 1, description: 'Where builtin-fast keeps the token table it distils at its first use; default: models/ in DATA_DIR.' }),
+  ),
   LLM_PROVIDER: choice(['extractive', 'openai'], 'extractive', 'What composes answers.'),
   OPENAI_BASE_URL: Type.String({ format: 'uri', default: 'https://api.openai.com/v1' }),
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -72,6 +75,7 @@ export type Config = Readonly<{
   port: number;
   host: string;
   dataDir: string;
+  modelsDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
   adminApiKey: string | undefined;
@@ -153,6 +157,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     port: valid.PORT,
     host: valid.HOST,
     dataDir: valid.DATA_DIR,
+    modelsDir: valid.MODELS_DIR ?? `${valid.DATA_DIR}/models`,
     databaseUrl: valid.DATABASE_URL,
     databasePoolSize: valid.DATABASE_POOL_SIZE,
     adminApiKey: valid.ADMIN_API_KEY,

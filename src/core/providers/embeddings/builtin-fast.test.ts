@@ -25,7 +25,7 @@ describe('BuiltinFastEmbeddingProvider', () => {
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'lore-builtin-fast-'));
-    embedder = new BuiltinFastEmbeddingProvider({ dataDir, tokens: TOKENS, components: COMPONENTS, threads: 1 });
+    embedder = new BuiltinFastEmbeddingProvider({ modelsDir: join(dataDir, 'models'), tokens: TOKENS, components: COMPONENTS, threads: 1 });
     firstStart = await embedder.warmUp();
   });
   after(async () => {
@@ -46,7 +46,7 @@ describe('BuiltinFastEmbeddingProvider', () => {
     const written = await stat(firstStart.path);
     assert.equal(written.size, 8000 * 512 * 4);
 
-    const secondStart = new BuiltinFastEmbeddingProvider({ dataDir, tokens: TOKENS, components: COMPONENTS, threads: 1 });
+    const secondStart = new BuiltinFastEmbeddingProvider({ modelsDir: join(dataDir, 'models'), tokens: TOKENS, components: COMPONENTS, threads: 1 });
     try {
       const reused = await secondStart.warmUp();
       assert.equal(reused.distilled, false);

@@ -10,8 +10,8 @@ import { DIMENSION, loadStaticTable, readVocabulary, type StaticTable, type Voca
 export type TokenWeighting = 'sif' | 'mean';
 
 export type BuiltinFastEmbeddingOptions = {
-  /** Directory of the embedded database; the distilled table is kept in `models/` inside it. */
-  dataDir: string;
+  /** Directory the distilled table is kept in (MODELS_DIR). */
+  modelsDir: string;
   /** Token weighting (default `sif`). */
   weighting?: TokenWeighting;
   /** The `a` of the `sif` weighting (default 1e-3). */

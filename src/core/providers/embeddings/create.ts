@@ -10,7 +10,7 @@ export function createEmbeddingProvider(config: Config): EmbeddingProvider {
     case 'builtin':
       return new BuiltinEmbeddingProvider({ threads: config.embeddingsThreads, batchSize: config.embeddingsBatchSize });
     case 'builtin-fast':
-      return new BuiltinFastEmbeddingProvider({ dataDir: config.dataDir, threads: config.embeddingsThreads });
+      return new BuiltinFastEmbeddingProvider({ modelsDir: config.modelsDir, threads: config.embeddingsThreads });
     case 'openai':
       return new OpenAiEmbeddingProvider({
         baseUrl: config.openaiBaseUrl,
@@ -22,4 +22,13 @@ export function createEmbeddingProvider(config: Config): EmbeddingProvider {
         maxRetries: config.embeddingsMaxRetries,
       });
   }
+}
+
+/**
+ * Readies an offline encoder before its first request: builtin-fast reads its token table, or
+ * distils it at the first start of a models directory (about a minute of every core). Undefined
+ * for the providers that need nothing.
+ */
+export async function prepareEmbedder(embedder: EmbeddingProvider): Promise<{ distilled: boolean; milliseconds: number; path: string } | undefined> {
+  return embedder instanceof BuiltinFastEmbeddingProvider ? embedder.warmUp() : undefined;
 }

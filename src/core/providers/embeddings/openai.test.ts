@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { loadConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
+import { BuiltinFastEmbeddingProvider } from './builtin-fast.ts';
 import { BuiltinEmbeddingProvider } from './builtin.ts';
 import { createEmbeddingProvider } from './create.ts';
 import { OpenAiEmbeddingProvider, type OpenAiEmbeddingOptions } from './openai.ts';
@@ -233,9 +234,13 @@ describe('createEmbeddingProvider', () => {
     assert.deepEqual(api.received[0]!.body, { model: 'text-embedding-3-small', input: ['text 1'], dimensions: 3 });
   });
 
-  test('builds the builtin provider by default, one thread per core unless told otherwise', async () => {
+  test('builds builtin-fast by default, in MODELS_DIR; builtin on request, one thread per core unless told otherwise', async () => {
+    const byDefault = createEmbeddingProvider(loadConfig({ MODELS_DIR: '/tmp/models' }, false));
+    assert.ok(byDefault instanceof BuiltinFastEmbeddingProvider);
+    assert.deepEqual([byDefault.name, byDefault.model, byDefault.dimension], ['builtin-fast', 'universal-sentence-encoder-lite-static', 512]);
+    await byDefault.close();
     assert.equal(loadConfig({}, false).embeddingsThreads, availableParallelism());
-    const config = loadConfig({ EMBEDDINGS_THREADS: '3' }, false);
+    const config = loadConfig({ EMBEDDINGS_PROVIDER: 'builtin', EMBEDDINGS_THREADS: '3' }, false);
     assert.deepEqual([config.embeddingsThreads, config.embeddingsBatchSize], [3, 16]);
     const embedder = createEmbeddingProvider(config);
     assert.ok(embedder instanceof BuiltinEmbeddingProvider);

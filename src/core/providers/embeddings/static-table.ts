@@ -37,8 +37,8 @@ export type StaticTable = {
 };
 
 export type StaticTableOptions = {
-  /** Directory of the embedded database; the table goes to `models/` inside it. */
-  dataDir: string;
+  /** Directory the table is kept in (MODELS_DIR, by default `models/` in DATA_DIR). */
+  modelsDir: string;
   /** Distils only the ids below this (default: the whole vocabulary); for tests, which cannot wait for 8,000 tokens. */
   tokens?: number;
   /** Worker threads that distil the table (default: one per core). */
@@ -62,12 +62,12 @@ export function pieceText(piece: string): string {
   return piece.replace(/▁/g, ' ').trim();
 }
 
-/** Reads the table from DATA_DIR, or distils and stores it when this model and vocabulary have none yet. */
+/** Reads the table from the models directory, or distils and stores it when this model and vocabulary have none yet. */
 export async function loadStaticTable(vocabulary: Vocabulary, options: StaticTableOptions): Promise<StaticTable> {
   const started = performance.now();
   const tokens = Math.min(options.tokens ?? vocabulary.length, vocabulary.length);
   const components = options.components ?? COMPONENTS;
-  const path = join(options.dataDir, 'models', `use-lite-static-${await fingerprint(tokens, components)}.f32`);
+  const path = join(options.modelsDir, `use-lite-static-${await fingerprint(tokens, components)}.f32`);
   const expectedBytes = vocabulary.length * DIMENSION * 4;
   try {
     const bytes = await readFile(path);
