@@ -26,6 +26,17 @@ export function termSet(text: string): Set<string> {
   return new Set(contentTerms(text));
 }
 
+/**
+ * How much two sets say the same: the share of the smaller one the other holds (0 when either is
+ * empty), so that a short text repeated inside a long one counts as a repeat.
+ */
+export function overlapShare(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const item of a) if (b.has(item)) shared += 1;
+  return shared / Math.min(a.size, b.size);
+}
+
 /** Share of `question`'s terms that `terms` contain (0 when the question has none). */
 export function coverage(question: ReadonlySet<string>, terms: ReadonlySet<string>): number {
   if (question.size === 0) return 0;

@@ -77,12 +77,18 @@ describe('grounding', () => {
     assert.deepEqual(related.map((entry) => entry.entryId), ['reference-2']);
   });
 
-  test('overlapping chunks of an entry are joined without repeating their overlap', () => {
+  test('overlapping chunks of an entry are joined without repeating their overlap; each part keeps its headings', () => {
     const content = 'First sentence here. Second sentence follows. Third sentence ends it.';
-    const first = chunk('a', { start: 0, end: 45, text: content.slice(0, 45) });
-    const second = chunk('a', { ordinal: 1, start: 21, end: content.length, text: content.slice(21) });
-    assert.equal(mergedText([second, first]), content);
-    const apart = chunk('a', { ordinal: 5, start: 200, end: 210, text: 'Far later.' });
-    assert.equal(mergedText([first, apart]), `${content.slice(0, 45)}\n\nFar later.`);
+    const first = chunk('a', { start: 0, end: 45, text: content.slice(0, 45), headingPath: ['Intro'] });
+    const second = chunk('a', { ordinal: 1, start: 21, end: content.length, text: content.slice(21), headingPath: ['Intro'] });
+    assert.deepEqual(mergedText([second, first]), { text: content, sections: [{ start: 0, headingPath: ['Intro'] }] });
+    const apart = chunk('a', { ordinal: 5, start: 200, end: 210, text: 'Far later.', headingPath: ['Intro', 'Details'] });
+    assert.deepEqual(mergedText([first, apart]), {
+      text: `${content.slice(0, 45)}\n\nFar later.`,
+      sections: [
+        { start: 0, headingPath: ['Intro'] },
+        { start: 47, headingPath: ['Intro', 'Details'] },
+      ],
+    });
   });
 });

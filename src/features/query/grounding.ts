@@ -1,4 +1,5 @@
 import type { GroundingSource } from '../../core/providers/generation/provider.ts';
+import { overlapShare } from '../../core/text/terms.ts';
 import type { RetrievedChunk } from '../retrieval/retrieve.service.ts';
 import type { Source } from './query.schemas.ts';
 
@@ -57,32 +58,31 @@ function wordPairs(text: string): Set<string> {
   return pairs;
 }
 
-function similarity(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  let shared = 0;
-  for (const pair of a) if (b.has(pair)) shared += 1;
-  return shared / Math.min(a.size, b.size);
-}
-
 /**
  * The text of an entry's chunks in document order. Neighbouring chunks of a section overlap (by
  * the knowledge base's chunkOverlap): the repeated start of a chunk is cut, so that no sentence
  * stands twice in a row.
  */
-export function mergedText(chunks: readonly RetrievedChunk[]): string {
+export function mergedText(chunks: readonly RetrievedChunk[]): Pick<GroundingSource, 'text' | 'sections'> {
   const ordered = [...chunks].sort((a, b) => a.start - b.start);
   const parts: string[] = [];
+  const sections: NonNullable<GroundingSource['sections']> = [];
+  let length = 0;
   let end = -1;
   for (const chunk of ordered) {
     if (chunk.start < end) {
       const rest = chunk.text.slice(end - chunk.start);
       if (rest.trim()) parts[parts.length - 1] += rest;
+      length += rest.length;
     } else {
+      if (parts.length > 0) length += 2;
+      sections.push({ start: length, headingPath: chunk.headingPath });
       parts.push(chunk.text);
+      length += chunk.text.length;
     }
     end = Math.max(end, chunk.end);
   }
-  return parts.join('\n\n');
+  return { text: parts.join('\n\n'), sections };
 }
 
 /**
@@ -111,14 +111,14 @@ export function groundingOf(chunks: readonly RetrievedChunk[], options: Groundin
   const seen: Set<string>[] = [];
   for (const { chunks: entryChunks, score } of entries.values()) {
     const best = entryChunks[0]!;
-    const text = mergedText(entryChunks);
+    const { text, sections } = mergedText(entryChunks);
     const pairs = wordPairs(text);
-    if (sources.length >= options.topK || seen.some((other) => similarity(pairs, other) >= DUPLICATE_SIMILARITY)) {
+    if (sources.length >= options.topK || seen.some((other) => overlapShare(pairs, other) >= DUPLICATE_SIMILARITY)) {
       related.set(best.entryId, { entryId: best.entryId, title: best.title });
       continue;
     }
     seen.push(pairs);
-    sources.push({ number: sources.length + 1, entryId: best.entryId, title: best.title, url: best.url, text, score });
+    sources.push({ number: sources.length + 1, entryId: best.entryId, title: best.title, url: best.url, text, score, sections });
   }
   return { sources, related: [...related.values()] };
 }

@@ -14,10 +14,11 @@ const CUES: Cue[] = [
   // A quantity: a number, a size, a duration, a port, a limit.
   {
     asks: /\b(how (many|much|long|large|big|small|often|far|old)|(largest|smallest|biggest|highest|lowest|maximum|minimum|max|min) (number|size|value|length|amount)|which (port|level|version)|what (port|level|size|version))\b/i,
-    states: /\d/,
+    // A digit that starts a number, not one inside a name ("IMAP4", "b64encode").
+    states: /(?<![\p{L}\d_])\d/u,
   },
   // A default: the sentence that says what happens when nothing is set.
-  { asks: /\b(default|by default|if i don't|without (specifying|passing|setting|changing)|when i don't|if not set|unless)\b/i, states: /\bdefault|\bif (omitted|not (given|specified|set))|\bunless\b/i },
+  { asks: /\b(default|by default|if i don't|without (specifying|passing|setting|changing)|when i don't|if not set|unless)\b/i, states: /\bdefault|\bif (omitted|not (given|specified|set))|\b(is|are) (omitted|not (given|specified|set|passed))\b|\bunless\b/i },
   // A name: which function, option, exception, command...
   {
     asks: /\b(which|what) (\w+ ){0,3}(function|method|module|class|option|flag|switch|argument|parameter|attribute|variable|setting|command|keyword|encoding|decorator|syntax|format|type|name|exception|error|code)s?\b/i,

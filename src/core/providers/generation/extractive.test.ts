@@ -68,6 +68,31 @@ describe('extractive answers', () => {
     assert.match(text, /^work_mem \(integer\): .*The default value is four megabytes \(4MB\)\./s);
   });
 
+  test('a digit inside a name is no number, "is omitted" states a default, and each cue met counts', async () => {
+    const docs = [
+      'The IMAP4 protocol version is determined at initialization.',
+      'If port is omitted, the standard port (143) is used.',
+    ].join(' ');
+    const { text } = await answer(request('Which port does imaplib.IMAP4 connect to when I don\'t specify one?', [source(1, docs)]));
+    assert.equal(text, 'If port is omitted, the standard port (143) is used. [1]');
+  });
+
+  test('a chunk that begins mid-section stands under the headings above it', async () => {
+    const first = 'Between 1 and the number of days in the given month.';
+    const second = 'Only -999999999 <= days <= 999999999 is allowed.';
+    const text = `${first}\n\n${second}`;
+    const sections = [
+      { start: 0, headingPath: ['date.day'] },
+      { start: first.length + 2, headingPath: ['class datetime.timedelta'] },
+    ];
+    const question = 'What is the largest number of days a timedelta can hold?';
+    const { text: answered } = await answer(request(question, [{ ...source(1, text), sections }]));
+    assert.match(answered, /Only -999999999 <= days <= 999999999 is allowed\./);
+    // Without the headings, the sentence that repeats the question's words wins alone.
+    const { text: unplaced } = await answer(request(question, [source(1, text)]));
+    assert.equal(unplaced, `${first} [1]`);
+  });
+
   test('a sentence two sources share is quoted once', async () => {
     const shared = 'Refunds are paid back to the original card within 14 days.';
     const { text } = await answer(request('How long do refunds take?', [source(1, shared), source(2, `${shared} Contact support otherwise.`)]));

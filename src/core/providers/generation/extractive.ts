@@ -1,12 +1,13 @@
 import { sentences } from '../../text/sentences.ts';
-import { contentTerms } from '../../text/terms.ts';
+import { contentTerms, overlapShare } from '../../text/terms.ts';
 import { answerCues, cuesMet } from './answer-cues.ts';
 import type { AnswerGenerator, GenerationRequest, GroundingSource } from './provider.ts';
 
 // A sentence scoring below this share of the best one adds words more than answer.
 const RELATIVE_CUTOFF = 0.6;
 // A sentence that states what the question asks for (a number for "how many", a name for
-// "which option") outranks one that only repeats the question's words by this factor.
+// "which option") outranks one that only repeats the question's words by this factor, for each
+// thing asked that it states ("which port ... when I don't specify one?" asks a number and a default).
 const CUE_BOOST = 1.6;
 // Question terms found only in the heading a sentence stands under count at this share: the
 // heading says what the sentence is about ("work_mem" above "It defaults to 4 megabytes").
@@ -128,7 +129,17 @@ function sentencesOf(source: GroundingSource): Omit<Candidate, 'terms' | 'score'
     result.push({ source, position: result.length, text, kind, heading: context, label, leading });
     leading = false;
   };
-  for (const block of blocksOf(source.text)) {
+  const sections = source.sections?.length ? source.sections : [{ start: 0, headingPath: [] }];
+  const blocks = sections.flatMap((section, index) => {
+    const text = source.text.slice(section.start, sections[index + 1]?.start ?? source.text.length);
+    return blocksOf(text).map((block, position) => ({ ...block, headings: position === 0 ? section.headingPath : undefined }));
+  });
+  for (const block of blocks) {
+    // A chunk's first block stands under the headings above the chunk until a heading line says otherwise.
+    if (block.headings) {
+      heading = new Set(block.headings.flatMap((title) => contentTerms(title)));
+      label = undefined;
+    }
     const previous = result.at(-1);
     if (block.code) {
       if (previous?.text.endsWith(':') && previous.code === undefined) previous.code = block.lines.join('\n');
@@ -173,13 +184,6 @@ function sentencesOf(source: GroundingSource): Omit<Candidate, 'terms' | 'score'
 function rendered(candidate: Candidate): string {
   const text = candidate.kind === 'row' || /[.!?…:;)"'`*_]$/.test(candidate.text) ? candidate.text : `${candidate.text}.`;
   return candidate.code === undefined ? text : `${text}\n\n\`\`\`\n${candidate.code}\n\`\`\`\n\n`;
-}
-
-function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  let shared = 0;
-  for (const term of a) if (b.has(term)) shared += 1;
-  return shared / Math.min(a.size, b.size);
 }
 
 /**
@@ -247,8 +251,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
    * candidate sentences (idf), so that "refund" counts more than "account" in a billing FAQ. The
    * latest question's terms weigh twice the terms the conversation added to it; terms only its
    * heading holds count HEADING_SHARE. A sentence that states what the question asks for (see
-   * answer-cues.ts) gains CUE_BOOST; one an earlier answer already gave keeps REPEATED_SHARE. A
-   * source's rank breaks ties.
+   * answer-cues.ts) gains CUE_BOOST for each cue it meets; one an earlier answer already gave
+   * keeps REPEATED_SHARE. A source's rank breaks ties.
    */
   private score(candidates: Candidate[], request: GenerationRequest): void {
     const latest = new Set(contentTerms(request.question));
@@ -281,7 +285,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       // The first sentence under a heading the question names is where its subject is defined.
       if (candidate.leading && [...candidate.heading].some((term) => latest.has(term) || context.has(term))) score *= LEADING_BOOST;
       // A sentence that introduces a code block states the code too ("You can build it with:").
-      if (score > 0 && cuesMet(`${candidate.text}\n${candidate.code ?? ''}`, cues) > 0) score *= CUE_BOOST;
+      if (score > 0) score *= CUE_BOOST ** cuesMet(`${candidate.text}\n${candidate.code ?? ''}`, cues);
       if (earlier.some((answer) => answer.includes(candidate.text))) score *= REPEATED_SHARE;
       score /= 1 + SOURCE_DECAY * (candidate.source.number - 1);
       candidate.score = score - candidate.source.number * 1e-3 - candidate.position * 1e-6;
@@ -307,7 +311,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       if (!candidate || chosen.includes(candidate)) return false;
       if (!bonus && chosen.length >= this.maxSentences) return false;
       if (chosen.length > 0 && length + candidate.text.length > this.maxCharacters) return false;
-      if (chosen.some((other) => overlap(other.terms, candidate.terms) >= DUPLICATE_TERMS && other.terms.size > 2)) return false;
+      if (chosen.some((other) => overlapShare(other.terms, candidate.terms) >= DUPLICATE_TERMS && other.terms.size > 2)) return false;
       chosen.push(candidate);
       length += candidate.text.length;
       return true;

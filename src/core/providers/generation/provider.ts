@@ -9,6 +9,11 @@ export type GroundingSource = {
   url: string | null;
   text: string;
   score: number;
+  /**
+   * Where each of the source's chunks begins in `text`, with the headings above it: a chunk that
+   * begins mid-section holds no heading line of its own, yet its sentences are about them.
+   */
+  sections?: { start: number; headingPath: string[] }[];
 };
 
 export type GenerationRequest = {
