@@ -58,10 +58,17 @@ export const BM25_B = 0.4;
 // Hybrid: the share of the keyword score in the fused score, chosen on SciFact's train split.
 // With the builtin encoder the vector ranking is far weaker than BM25 there (nDCG@10 0.27 against
 // 0.69), so an even fusion falls below keyword alone (reciprocal rank fusion, k = 60: 0.54); 0.8
-// gave 0.697, the best of 0.5-0.95.
+// gave 0.697, the best of 0.5-0.95. Retuned for builtin-fast (the default since): 0.6, 0.7, 0.8,
+// 0.9 gave 0.673, 0.683, 0.685, 0.6875 on train and no difference on bench:answers dev.
 const KEYWORD_WEIGHT = 0.8;
 
 type Ranked = { id: string; score: number }[];
+
+/**
+ * A BM25 ranking with the document frequency of each question lexeme that has postings (absent:
+ * none), which the relevance of the returned chunks reuses instead of counting them again.
+ */
+type KeywordRanking = { ranking: Ranked; documentFrequencies: Record<string, number> | undefined };
 
 function filterClause(filter: RetrieveFilter | undefined, firstParameter: number): { sql: string; values: unknown[] } {
   if (!filter || (!filter.tags?.length && !filter.contentType?.length && !filter.metadata)) return { sql: '', values: [] };
@@ -135,9 +142,9 @@ async function vectorSearch(db: Db, input: RetrieveInput, query: QueryVector | u
  * lexemes are read from their primary key alone, so the cost grows with those lexemes' postings,
  * not with the knowledge base. Lexemes are those of `keyword_document` (migration 006), as in the chunks.
  */
-async function keywordSearch(db: Db, input: RetrieveInput, limit: number): Promise<Ranked> {
+async function keywordSearch(db: Db, input: RetrieveInput, limit: number): Promise<KeywordRanking> {
   const filter = filterClause(input.filter, 7);
-  const { rows } = await db.query<{ id: string; score: number }>(
+  const { rows } = await db.query<{ id: string; score: number; frequencies: Record<string, number> }>(
     `WITH terms AS (SELECT t.lexeme FROM unnest(keyword_document($3)) t),
      totals AS (
        SELECT greatest(sum(chunks), 1)::float8 AS chunks, greatest(sum(tokens), 1)::float8 / greatest(sum(chunks), 1) AS average_length
@@ -148,18 +155,24 @@ async function keywordSearch(db: Db, input: RetrieveInput, limit: number): Promi
        FROM keyword_postings p
        WHERE p.workspace_id = $1 AND p.knowledge_base_id = ANY($2::uuid[]) AND p.lexeme = ANY(ARRAY(SELECT lexeme FROM terms))
      ),
+     frequencies AS (SELECT lexeme, count(*) AS df FROM postings GROUP BY lexeme),
      weights AS (
-       SELECT d.lexeme, ln(1 + (totals.chunks - d.df + 0.5) / (d.df + 0.5)) AS idf
-       FROM (SELECT lexeme, count(*) AS df FROM postings GROUP BY lexeme) d, totals
+       SELECT d.lexeme, ln(1 + (totals.chunks - d.df + 0.5) / (d.df + 0.5)) AS idf FROM frequencies d, totals
      )
      SELECT p.chunk_id AS id,
-       sum(w.idf * p.frequency * ($5::float8 + 1) / (p.frequency + $5::float8 * (1 - $6::float8 + $6::float8 * p.chunk_length / totals.average_length))) AS score
+       sum(w.idf * p.frequency * ($5::float8 + 1) / (p.frequency + $5::float8 * (1 - $6::float8 + $6::float8 * p.chunk_length / totals.average_length))) AS score,
+       (SELECT json_object_agg(lexeme, df) FROM frequencies) AS frequencies
      FROM postings p JOIN weights w ON w.lexeme = p.lexeme, totals
      ${filter.sql ? `WHERE p.chunk_id IN (SELECT c.id FROM chunks c WHERE c.workspace_id = $1 ${filter.sql})` : ''}
      GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $4`,
     [input.workspaceId, input.knowledgeBaseIds, input.query, limit, BM25_K1, BM25_B, ...filter.values],
   );
-  return rows.map((row) => ({ id: row.id, score: Number(row.score) }));
+  return {
+    ranking: rows.map((row) => ({ id: row.id, score: Number(row.score) })),
+    // Computed once per statement; with no row (no posting at all) every frequency is 0 anyway,
+    // but a filter may have left none out of many, so then they are unknown.
+    documentFrequencies: rows[0]?.frequencies ?? (filter.sql ? undefined : {}),
+  };
 }
 
 /**
@@ -189,9 +202,9 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
   if (input.knowledgeBaseIds.length === 0) return [];
   const candidates = input.mode === 'hybrid' ? Math.max(input.topK * 5, 50) : input.topK;
   const query = input.mode === 'keyword' ? undefined : await queryVector(db, input, embedder);
-  const [vector, keyword] = await Promise.all([
+  const [vector, { ranking: keyword, documentFrequencies }] = await Promise.all([
     vectorSearch(db, input, query, candidates),
-    input.mode === 'vector' ? [] : keywordSearch(db, input, candidates),
+    input.mode === 'vector' ? { ranking: [], documentFrequencies: undefined } : keywordSearch(db, input, candidates),
   ]);
   const ranked = (
     input.mode === 'hybrid'
@@ -211,6 +224,14 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
   const cosine = query
     ? `CASE WHEN c.embedding_dimension = ${query.dimension} THEN 1 - (${distanceTo(query, 5)}) END`
     : 'NULL::float8';
+  const values: unknown[] = [input.workspaceId, ranked.map((item) => item.id), input.query, input.knowledgeBaseIds, ...(query ? [query.literal] : [])];
+  // The keyword search counted the postings of the question's lexemes already; only a vector
+  // search (or a filter that left no keyword hit) leaves them to count here.
+  if (documentFrequencies) values.push(JSON.stringify(documentFrequencies));
+  const documentFrequency = documentFrequencies
+    ? `SELECT coalesce(($${values.length}::jsonb ->> terms.lexeme)::float8, 0) AS df`
+    : `SELECT count(*) AS df FROM keyword_postings p
+         WHERE p.workspace_id = $1 AND p.knowledge_base_id = ANY($4::uuid[]) AND p.lexeme = terms.lexeme`;
   const { rows } = await db.query<{
     id: string;
     entry_id: string;
@@ -232,10 +253,7 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
      ),
      weights AS (
        SELECT terms.lexeme, ln(1 + (totals.chunks - d.df + 0.5) / (d.df + 0.5)) AS idf
-       FROM terms CROSS JOIN totals CROSS JOIN LATERAL (
-         SELECT count(*) AS df FROM keyword_postings p
-         WHERE p.workspace_id = $1 AND p.knowledge_base_id = ANY($4::uuid[]) AND p.lexeme = terms.lexeme
-       ) d
+       FROM terms CROSS JOIN totals CROSS JOIN LATERAL (${documentFrequency}) d
      )
      SELECT c.id, c.entry_id, c.knowledge_base_id, e.record_id, e.title, e.url, c.text, c.heading_path, c.ordinal,
        c.start_offset, c.end_offset, ${cosine} AS cosine,
@@ -244,7 +262,7 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
          / nullif((SELECT sum(idf) FROM weights), 0) AS coverage
      FROM chunks c JOIN entries e ON e.id = c.entry_id
      WHERE c.workspace_id = $1 AND e.workspace_id = $1 AND c.id = ANY($2::uuid[])`,
-    [input.workspaceId, ranked.map((item) => item.id), input.query, input.knowledgeBaseIds, ...(query ? [query.literal] : [])],
+    values,
   );
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ranked.flatMap((item) => {
