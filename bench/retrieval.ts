@@ -25,6 +25,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BuiltinEmbeddingProvider } from '../src/core/providers/embeddings/builtin.ts';
+import { exhaustiveKeywordSearch, keywordSearch, type KeywordRanking } from '../src/features/retrieval/keyword-search.ts';
 import { percentile, round } from './corpus.ts';
 import { benchDatabase, benchEnv, benchTenant, call, ingestJobs, startBenchServer, type BenchDatabase } from './lore-server.ts';
 import { DEFAULT_SCIFACT_DIR, quality, readSciFact, type Query } from './scifact.ts';
@@ -144,6 +145,51 @@ async function ask(base: string, token: string, knowledgeBaseId: string, queries
   return { rankings, latencies };
 }
 
+/**
+ * The pruned keyword search (`keyword_top_k`) against the exhaustive sum of every posting, called
+ * directly one query at a time: the share of queries whose top 10 (and top 50, the hybrid depth)
+ * are the same chunks in the same order, nDCG@10 of both (top 100, documents by their best chunk),
+ * and the latency of each statement.
+ */
+async function comparePruning(state: Kept, queries: Query[], qrels: Map<string, Set<string>>) {
+  const { db } = server.context;
+  const documentsOf = async (ranking: KeywordRanking) => {
+    const ids = ranking.ranking.map((item) => item.id);
+    const { rows } = await db.query<{ id: string; record_id: string }>(
+      'SELECT c.id, e.record_id FROM chunks c JOIN entries e ON e.id = c.entry_id AND e.workspace_id = c.workspace_id WHERE c.workspace_id = $1 AND c.id = ANY($2::uuid[])',
+      [state.workspaceId, ids],
+    );
+    const records = new Map(rows.map((row) => [row.id, row.record_id.split('~')[0]!]));
+    return [...new Set(ids.map((id) => records.get(id)!))];
+  };
+  const searches = { pruned: keywordSearch, exhaustive: exhaustiveKeywordSearch };
+  const latencies: Record<string, number[]> = {};
+  const rankings = { pruned: new Map<string, string[]>(), exhaustive: new Map<string, string[]>() };
+  const identical: Record<number, number> = { 10: 0, 50: 0 };
+  for (const query of queries) {
+    const input = { workspaceId: state.workspaceId, knowledgeBaseIds: [state.knowledgeBaseId], query: query.text, topK: 10, mode: 'keyword' as const };
+    const tops: Record<string, Record<number, string>> = { pruned: {}, exhaustive: {} };
+    for (const k of [10, 50, TOP_K]) {
+      for (const [name, search] of Object.entries(searches)) {
+        const started = performance.now();
+        const ranking = await search(db, input, k);
+        (latencies[`${name}${k}`] ??= []).push(performance.now() - started);
+        tops[name]![k] = JSON.stringify(ranking.ranking);
+        if (k === TOP_K) rankings[name as keyof typeof rankings].set(query._id, await documentsOf(ranking));
+      }
+    }
+    for (const k of [10, 50]) if (tops.pruned![k] === tops.exhaustive![k]) identical[k]! += 1;
+  }
+  const p50 = (name: string) => round(percentile(latencies[name]!, 0.5), 2);
+  return {
+    top10Identical: round(identical[10]! / queries.length, 4),
+    top50Identical: round(identical[50]! / queries.length, 4),
+    ndcg10: { pruned: quality(rankings.pruned, qrels).ndcg10, exhaustive: quality(rankings.exhaustive, qrels).ndcg10 },
+    p50Ms: Object.fromEntries([10, 50, TOP_K].map((k) => [`top${k}`, { pruned: p50(`pruned${k}`), exhaustive: p50(`exhaustive${k}`) }])),
+    p95Ms: { top50: { pruned: round(percentile(latencies.pruned50!, 0.95)), exhaustive: round(percentile(latencies.exhaustive50!, 0.95)) } },
+  };
+}
+
 try {
   const base = server.url;
   let state = kept;
@@ -181,6 +227,7 @@ try {
         ingest: { ...state.ingest, reused: kept !== undefined },
         querySeconds: round(seconds),
         queryConcurrency: Number(options.concurrency),
+        ...(MODES.includes('keyword') ? { keywordPruning: await comparePruning(state, queries, qrels) } : {}),
       }),
     );
   }

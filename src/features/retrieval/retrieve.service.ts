@@ -1,24 +1,9 @@
 import type { Db, Queryable } from '../../core/db/db.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
+import { keywordSearch } from './keyword-search.ts';
+import { filterClause, type Ranked, type RetrieveInput } from './retrieve-input.ts';
 
-export type RetrieveMode = 'hybrid' | 'vector' | 'keyword';
-
-export type RetrieveFilter = {
-  /** Entries carrying at least one of these tags. */
-  tags?: string[];
-  contentType?: string[];
-  /** Entries whose metadata contains these key/values (JSON containment). */
-  metadata?: Record<string, unknown>;
-};
-
-export type RetrieveInput = {
-  workspaceId: string;
-  knowledgeBaseIds: string[];
-  query: string;
-  topK: number;
-  mode: RetrieveMode;
-  filter?: RetrieveFilter;
-};
+export type { RetrieveFilter, RetrieveInput, RetrieveMode } from './retrieve-input.ts';
 
 export type RetrievedChunk = {
   chunkId: string;
@@ -49,38 +34,12 @@ export type RetrievedChunk = {
   keywordCoverage: number;
 };
 
-// BM25 parameters, chosen on SciFact's train split (bench/README.md, "Retrieval quality on
-// SciFact"): the grid k1 0.6-2.0 by b 0.2-0.9 is flat there (nDCG@10 0.678-0.688), and these are
-// also the values the usual BM25 baselines use.
-export const BM25_K1 = 0.9;
-export const BM25_B = 0.4;
-
 // Hybrid: the share of the keyword score in the fused score, chosen on SciFact's train split.
 // With the builtin encoder the vector ranking is far weaker than BM25 there (nDCG@10 0.27 against
 // 0.69), so an even fusion falls below keyword alone (reciprocal rank fusion, k = 60: 0.54); 0.8
 // gave 0.697, the best of 0.5-0.95. Retuned for builtin-fast (the default since): 0.6, 0.7, 0.8,
 // 0.9 gave 0.673, 0.683, 0.685, 0.6875 on train and no difference on bench:answers dev.
 const KEYWORD_WEIGHT = 0.8;
-
-type Ranked = { id: string; score: number }[];
-
-/**
- * A BM25 ranking with the document frequency of each question lexeme that has postings (absent:
- * none), which the relevance of the returned chunks reuses instead of counting them again.
- */
-type KeywordRanking = { ranking: Ranked; documentFrequencies: Record<string, number> | undefined };
-
-function filterClause(filter: RetrieveFilter | undefined, firstParameter: number): { sql: string; values: unknown[] } {
-  if (!filter || (!filter.tags?.length && !filter.contentType?.length && !filter.metadata)) return { sql: '', values: [] };
-  const p = firstParameter;
-  return {
-    sql: `AND c.entry_id IN (SELECT e.id FROM entries e WHERE e.workspace_id = $1 AND e.knowledge_base_id = ANY($2::uuid[])
-            AND ($${p}::text[] IS NULL OR e.tags && $${p}::text[])
-            AND ($${p + 1}::text[] IS NULL OR e.content_type = ANY($${p + 1}::text[]))
-            AND ($${p + 2}::jsonb IS NULL OR e.metadata @> $${p + 2}::jsonb))`,
-    values: [filter.tags?.length ? filter.tags : null, filter.contentType?.length ? filter.contentType : null, filter.metadata ? JSON.stringify(filter.metadata) : null],
-  };
-}
 
 /** The question's vector, as a pgvector literal of the knowledge bases' dimension. */
 type QueryVector = { dimension: number; literal: string };
@@ -131,48 +90,6 @@ async function vectorSearch(db: Db, input: RetrieveInput, query: QueryVector | u
     );
     return rows.map((row) => ({ id: row.id, score: 1 - row.distance }));
   });
-}
-
-/**
- * Chunks holding any of the query's terms, ranked by BM25 (Robertson and Zaragoza 2009, with
- * Lucene's idf): per query lexeme, idf = ln(1 + (N - df + 0.5) / (df + 0.5)) over the chunks of
- * the knowledge bases searched, times tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average)).
- * Term frequencies and lengths come from `keyword_postings`, N and the average length from
- * `keyword_totals`, both kept by triggers on chunks (migration 004); the postings of the query's
- * lexemes are read from their primary key alone, so the cost grows with those lexemes' postings,
- * not with the knowledge base. Lexemes are those of `keyword_document` (migration 006), as in the chunks.
- */
-async function keywordSearch(db: Db, input: RetrieveInput, limit: number): Promise<KeywordRanking> {
-  const filter = filterClause(input.filter, 7);
-  const { rows } = await db.query<{ id: string; score: number; frequencies: Record<string, number> }>(
-    `WITH terms AS (SELECT t.lexeme FROM unnest(keyword_document($3)) t),
-     totals AS (
-       SELECT greatest(sum(chunks), 1)::float8 AS chunks, greatest(sum(tokens), 1)::float8 / greatest(sum(chunks), 1) AS average_length
-       FROM keyword_totals WHERE workspace_id = $1 AND knowledge_base_id = ANY($2::uuid[])
-     ),
-     postings AS MATERIALIZED (
-       SELECT p.chunk_id, p.lexeme, p.frequency, p.chunk_length
-       FROM keyword_postings p
-       WHERE p.workspace_id = $1 AND p.knowledge_base_id = ANY($2::uuid[]) AND p.lexeme = ANY(ARRAY(SELECT lexeme FROM terms))
-     ),
-     frequencies AS (SELECT lexeme, count(*) AS df FROM postings GROUP BY lexeme),
-     weights AS (
-       SELECT d.lexeme, ln(1 + (totals.chunks - d.df + 0.5) / (d.df + 0.5)) AS idf FROM frequencies d, totals
-     )
-     SELECT p.chunk_id AS id,
-       sum(w.idf * p.frequency * ($5::float8 + 1) / (p.frequency + $5::float8 * (1 - $6::float8 + $6::float8 * p.chunk_length / totals.average_length))) AS score,
-       (SELECT json_object_agg(lexeme, df) FROM frequencies) AS frequencies
-     FROM postings p JOIN weights w ON w.lexeme = p.lexeme, totals
-     ${filter.sql ? `WHERE p.chunk_id IN (SELECT c.id FROM chunks c WHERE c.workspace_id = $1 ${filter.sql})` : ''}
-     GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $4`,
-    [input.workspaceId, input.knowledgeBaseIds, input.query, limit, BM25_K1, BM25_B, ...filter.values],
-  );
-  return {
-    ranking: rows.map((row) => ({ id: row.id, score: Number(row.score) })),
-    // Computed once per statement; with no row (no posting at all) every frequency is 0 anyway,
-    // but a filter may have left none out of many, so then they are unknown.
-    documentFrequencies: rows[0]?.frequencies ?? (filter.sql ? undefined : {}),
-  };
 }
 
 /**

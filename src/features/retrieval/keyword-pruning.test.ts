@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
+import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { createKnowledgeBase, ingest, type GenericRecord } from '../../../test/ingestion.ts';
+import { exhaustiveKeywordSearch, keywordSearch } from './keyword-search.ts';
+
+// Words of the corpus, most frequent first: a document draws word i with probability about
+// 1 / (i + 1), so the first few are in most documents (common, low idf) and the last in a few.
+const WORDS = [
+  'river', 'canyon', 'meadow', 'glacier', 'valley', 'harbor', 'orchard', 'ledger', 'lantern', 'compass',
+  'falcon', 'granite', 'willow', 'saddle', 'beacon', 'quarry', 'thistle', 'anchor', 'marble', 'juniper',
+  'walrus', 'tundra', 'kettle', 'mosaic', 'pelican', 'sextant', 'bramble', 'cobalt', 'parsnip', 'gazebo',
+];
+
+/** A deterministic pseudo-random generator (mulberry32), so that a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function corpus(prefix: string, count: number, seed: number): GenericRecord[] {
+  const next = random(seed);
+  return Array.from({ length: count }, (_, index) => {
+    const words: string[] = [];
+    for (const [rank, word] of WORDS.entries()) {
+      const copies = next() < 1.5 / (rank + 1.5) ? 1 + Math.floor(next() * 3) : 0;
+      for (let copy = 0; copy < copies; copy += 1) words.push(word);
+    }
+    // Lengths vary, so that length normalization and the bounds' length factor matter.
+    for (let filler = Math.floor(next() * 12); filler > 0; filler -= 1) words.push(`note${Math.floor(next() * 500)}`);
+    return { id: `${prefix}-${index}`, title: `Field notes ${index % 7}`, content: words.sort(() => next() - 0.5).join(' ') };
+  });
+}
+
+/** Questions mixing common and rare words: every pair of one of the 8 most common with one of the rest, and some triples. */
+function questions(): string[] {
+  const list: string[] = [];
+  for (let common = 0; common < 8; common += 1) {
+    for (let rare = 8; rare < WORDS.length; rare += 3) list.push(`${WORDS[common]} ${WORDS[rare]}`);
+  }
+  for (let index = 0; index + 2 < WORDS.length; index += 4) list.push(`${WORDS[index]} ${WORDS[index + 1]} ${WORDS[WORDS.length - 1 - index]}`);
+  list.push(WORDS.slice(0, 6).join(' '), `${WORDS[0]} ${WORDS[1]}`, WORDS[WORDS.length - 1]!, 'nothing matches this');
+  return list;
+}
+
+describe(`pruned keyword ranking equals exhaustive BM25 (${engine})`, () => {
+  let server: TestServer;
+  let fake: FakeOpenAi;
+  let token: string;
+  let workspaceId: string;
+
+  before(async () => {
+    fake = await startFakeOpenAi();
+    server = await startTestServer(fakeEmbeddingsEnv(fake));
+    ({ token, workspaceId } = await server.tenant());
+  });
+  after(async () => {
+    await server.close();
+    await fake.close();
+  });
+
+  /** Compares the top k of both for every question and k; returns how many rankings were compared. */
+  async function assertSameRankings(knowledgeBaseIds: string[]): Promise<number> {
+    let compared = 0;
+    for (const query of questions()) {
+      for (const k of [1, 10, 50]) {
+        const input = { workspaceId, knowledgeBaseIds, query, topK: k, mode: 'keyword' as const };
+        const pruned = await keywordSearch(server.context.db, input, k);
+        const exhaustive = await exhaustiveKeywordSearch(server.context.db, input, k);
+        assert.deepEqual(pruned.ranking, exhaustive.ranking, `"${query}", top ${k}`);
+        assert.deepEqual(pruned.documentFrequencies, exhaustive.documentFrequencies, `"${query}": document frequencies`);
+        compared += 1;
+      }
+    }
+    return compared;
+  }
+
+  test('the same chunks, scores and order for every question and k, after writes, updates and deletions, over one or two knowledge bases', async () => {
+    const first = await createKnowledgeBase(server, token);
+    const second = await createKnowledgeBase(server, token);
+    const records = corpus('doc', 240, 7);
+    await ingest(server, token, first, records);
+    await ingest(server, token, second, corpus('other', 60, 11));
+
+    const oneBase = await assertSameRankings([first]);
+    assert.equal(oneBase, questions().length * 3);
+    // A full ranking holds more than k results, so that the top k is a choice among many.
+    const full = await exhaustiveKeywordSearch(server.context.db, { workspaceId, knowledgeBaseIds: [first], query: `${WORDS[0]} ${WORDS[20]}`, topK: 1000, mode: 'keyword' }, 1000);
+    assert.ok(full.ranking.length > 150, `${full.ranking.length} chunks hold the words`);
+
+    // Updates change frequencies and lengths; deletions lower document frequencies (while the
+    // stored bounds stay as they were: still bounds, only looser).
+    const next = random(3);
+    const updated = records.slice(0, 40).map((record) => ({ ...record, content: `${record.content} ${WORDS[29]} ${WORDS[Math.floor(next() * WORDS.length)]}` }));
+    const deleted = records.slice(40, 100).map((record) => ({ id: record.id, deleted: true }));
+    const job = await ingest(server, token, first, [...updated, ...deleted]);
+    assert.equal(job.result.entriesUpdated, 40);
+    assert.equal(job.result.entriesDeleted, 60);
+    await assertSameRankings([first]);
+    await assertSameRankings([first, second]);
+  });
+
+  test('the per-lexeme statistics equal a recount, and their bounds hold every posting; a deleted knowledge base leaves none', async () => {
+    const kb = await createKnowledgeBase(server, token);
+    const records = corpus('stat', 80, 5);
+    await ingest(server, token, kb, records);
+    await ingest(server, token, kb, [...records.slice(0, 10).map((record) => ({ ...record, content: `${record.content} ${WORDS[3]}` })), ...records.slice(10, 30).map((record) => ({ id: record.id, deleted: true }))]);
+    const { rows } = await server.context.db.query<{ mismatched: number; unbounded: number; lexemes: number }>(
+      `WITH stored AS (
+         SELECT lexeme, sum(chunks)::int AS df, max(max_impact) AS bound FROM keyword_lexemes WHERE knowledge_base_id = $1 GROUP BY lexeme HAVING sum(chunks) <> 0
+       ), counted AS (
+         SELECT lexeme, count(*)::int AS df, max(keyword_term_weight(frequency, chunk_length, keyword_reference_length())) AS impact
+         FROM keyword_postings WHERE knowledge_base_id = $1 GROUP BY lexeme
+       )
+       SELECT (SELECT count(*) FROM stored s FULL JOIN counted c USING (lexeme) WHERE s.df IS DISTINCT FROM c.df)::int AS mismatched,
+         (SELECT count(*) FROM stored s JOIN counted c USING (lexeme) WHERE s.bound < c.impact)::int AS unbounded,
+         (SELECT count(*) FROM counted)::int AS lexemes`,
+      [kb],
+    );
+    assert.deepEqual(rows[0], { mismatched: 0, unbounded: 0, lexemes: rows[0]!.lexemes });
+    assert.ok(rows[0]!.lexemes > 30);
+
+    assert.equal((await server.request('DELETE', `/api/v2/knowledge-bases/${kb}`, { token })).status, 204);
+    const left = await server.context.db.query<{ count: number }>('SELECT count(*)::int AS count FROM keyword_lexemes WHERE knowledge_base_id = $1', [kb]);
+    assert.equal(left.rows[0]!.count, 0);
+  });
+});

@@ -1,0 +1,82 @@
+import type { Queryable } from '../../core/db/db.ts';
+import { filterClause, hasFilter, type Ranked, type RetrieveInput } from './retrieve-input.ts';
+
+// BM25 parameters, chosen on SciFact's train split (bench/README.md, "Retrieval quality on
+// SciFact"): the grid k1 0.6-2.0 by b 0.2-0.9 is flat there (nDCG@10 0.678-0.688), and these are
+// also the values the usual BM25 baselines use. The SQL function keyword_term_weight (migration
+// 007) computes with them; keyword-ranking.test.ts checks its scores against these.
+export const BM25_K1 = 0.9;
+export const BM25_B = 0.4;
+
+/**
+ * A BM25 ranking with the document frequency of each question lexeme that has postings (absent:
+ * none), which the relevance of the returned chunks reuses instead of counting them again.
+ */
+export type KeywordRanking = { ranking: Ranked; documentFrequencies: Record<string, number> | undefined };
+
+type ScoredRow = { id: string; score: number; frequencies: Record<string, number> | null };
+
+function toRanking(rows: ScoredRow[], frequenciesUnknown: boolean): KeywordRanking {
+  return {
+    ranking: rows.map((row) => ({ id: row.id, score: Number(row.score) })),
+    // With no row (no posting at all) every frequency is 0; but a filter may have left none out
+    // of many, so then they are unknown.
+    documentFrequencies: rows[0]?.frequencies ?? (frequenciesUnknown ? undefined : {}),
+  };
+}
+
+/**
+ * Chunks holding any of the query's terms, ranked by BM25 (Robertson and Zaragoza 2009, with
+ * Lucene's idf): per query lexeme, idf = ln(1 + (N - df + 0.5) / (df + 0.5)) over the chunks of
+ * the knowledge bases searched, times tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average)).
+ * Lexemes are those of `keyword_document` (migration 006), as in the chunks.
+ *
+ * Without a filter, `keyword_top_k` (migration 007) finds the top `limit` by MaxScore, reading the
+ * postings of the question's common lexemes only for the chunks that can still make the top. A
+ * filter's entries are not known to the per-lexeme bounds, so a filtered search sums every posting
+ * (`exhaustiveKeywordSearch`), which ranks the same.
+ */
+export async function keywordSearch(db: Queryable, input: RetrieveInput, limit: number): Promise<KeywordRanking> {
+  if (hasFilter(input.filter)) return exhaustiveKeywordSearch(db, input, limit);
+  const { rows } = await db.query<ScoredRow>(
+    'SELECT chunk_id AS id, score, document_frequencies AS frequencies FROM keyword_top_k($1, $2::uuid[], $3, $4)',
+    [input.workspaceId, input.knowledgeBaseIds, input.query, limit],
+  );
+  return toRanking(rows, false);
+}
+
+/**
+ * The same ranking by summing every posting of the question's lexemes: term frequencies and lengths
+ * from `keyword_postings`, N and the average length from `keyword_totals` (migration 004), read from
+ * their primary keys alone. Its cost grows with the postings of those lexemes. Scores are rounded
+ * to 9 decimals as `keyword_top_k` rounds them, so that both order ties alike (by chunk id).
+ */
+export async function exhaustiveKeywordSearch(db: Queryable, input: RetrieveInput, limit: number): Promise<KeywordRanking> {
+  const filter = filterClause(input.filter, 5);
+  const { rows } = await db.query<ScoredRow>(
+    `WITH terms AS (SELECT t.lexeme FROM unnest(keyword_document($3)) t),
+     totals AS (
+       SELECT greatest(sum(chunks), 1)::float8 AS chunks, greatest(sum(tokens), 1)::float8 / greatest(sum(chunks), 1) AS average_length
+       FROM keyword_totals WHERE workspace_id = $1 AND knowledge_base_id = ANY($2::uuid[])
+     ),
+     postings AS MATERIALIZED (
+       SELECT p.chunk_id, p.lexeme, p.frequency, p.chunk_length
+       FROM keyword_postings p
+       WHERE p.workspace_id = $1 AND p.knowledge_base_id = ANY($2::uuid[]) AND p.lexeme = ANY(ARRAY(SELECT lexeme FROM terms))
+     ),
+     frequencies AS (SELECT lexeme, count(*) AS df FROM postings GROUP BY lexeme),
+     weights AS (
+       SELECT d.lexeme, ln(1 + (totals.chunks - d.df + 0.5) / (d.df + 0.5)) AS idf FROM frequencies d, totals
+     ),
+     scored AS (
+       SELECT p.chunk_id AS id, round(sum(w.idf * keyword_term_weight(p.frequency, p.chunk_length, totals.average_length))::numeric, 9)::float8 AS score
+       FROM postings p JOIN weights w ON w.lexeme = p.lexeme, totals
+       ${filter.sql ? `WHERE p.chunk_id IN (SELECT c.id FROM chunks c WHERE c.workspace_id = $1 ${filter.sql})` : ''}
+       GROUP BY p.chunk_id
+     )
+     SELECT id, score, (SELECT json_object_agg(lexeme, df) FROM frequencies) AS frequencies
+     FROM scored ORDER BY score DESC, id LIMIT $4`,
+    [input.workspaceId, input.knowledgeBaseIds, input.query, limit, ...filter.values],
+  );
+  return toRanking(rows, filter.sql !== '');
+}
