@@ -14,6 +14,12 @@ export interface Queryable {
  */
 export interface Db extends Queryable {
   readonly engine: 'pglite' | 'postgres';
+  /**
+   * Set when every connection starts with pgvector's iterative HNSW scan (relaxed order) and this
+   * ef_search, so that a vector search of at most this many rows needs no transaction of its own
+   * to set them.
+   */
+  readonly vectorSearchDefaults?: { efSearch: number };
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -32,6 +32,11 @@ function wrap(target: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
+// What every connection of the pool starts with (see Db.vectorSearchDefaults). 75 is the depth of
+// the query path's hybrid search with its default topK (5 sources × 3 chunks × 5 candidates each);
+// deeper searches set theirs in a transaction.
+const VECTOR_SEARCH_DEFAULTS = { efSearch: 75 };
+
 /** The server engine: a connection pool to PostgreSQL 15+ with pgvector. */
 export async function openPostgres(options: PostgresOptions): Promise<Db> {
   const pool = new pg.Pool({
@@ -40,6 +45,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Db> {
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     keepAlive: true,
     idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
+    // Settings of an extension that is not loaded yet are kept by the server until it loads.
+    options: `-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=${VECTOR_SEARCH_DEFAULTS.efSearch}`,
   });
   // An idle client that loses its connection emits here; without a listener the process would
   // exit. The pool drops that client and opens a new connection when one is next needed.
@@ -48,6 +55,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Db> {
   const root = wrap(pool);
   return {
     engine: 'postgres',
+    vectorSearchDefaults: VECTOR_SEARCH_DEFAULTS,
     query: root.query,
     exec: root.exec,
     async transaction(work) {

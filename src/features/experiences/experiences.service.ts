@@ -9,7 +9,7 @@ import {
 } from './experiences.schemas.ts';
 import { parseOriginPattern } from './origin-pattern.ts';
 
-type ExperienceRow = {
+export type ExperienceRow = {
   id: string;
   workspace_id: string;
   name: string;
@@ -27,12 +27,12 @@ type ExperienceRow = {
 const columns = `id, workspace_id, name, knowledge_base_ids, require_auth, allowed_origins, instructions,
   fallback_message, actions, settings, created_at, updated_at`;
 /** The same columns of the table aliased `e`, for statements that join it. */
-const columnsOfE = columns
+export const columnsOfE = columns
   .split(',')
   .map((column) => `e.${column.trim()}`)
   .join(', ');
 
-function toExperience(row: ExperienceRow): Experience {
+export function toExperience(row: ExperienceRow): Experience {
   return {
     id: row.id,
     workspaceId: row.workspace_id,
@@ -121,20 +121,6 @@ export async function getExperience(db: Queryable, workspaceId: string, id: stri
   );
   if (!rows[0]) throw notFound('Experience', id);
   return toExperience(rows[0]);
-}
-
-/**
- * An experience that was not deleted, found by its id alone, with its workspace's status: the
- * public query endpoint knows no workspace until it has read this row. Every later statement of
- * the request filters by the workspace this returns.
- */
-export async function experienceForQuery(db: Queryable, id: string): Promise<{ experience: Experience; workspaceStatus: string } | undefined> {
-  const { rows } = await db.query<ExperienceRow & { workspace_status: string }>(
-    `SELECT ${columnsOfE}, w.status AS workspace_status
-     FROM experiences e JOIN workspaces w ON w.id = e.workspace_id WHERE e.id = $1 AND e.deleted_at IS NULL`,
-    [id],
-  );
-  return rows[0] && { experience: toExperience(rows[0]), workspaceStatus: rows[0].workspace_status };
 }
 
 export async function updateExperience(db: Db, workspaceId: string, id: string, changes: ExperienceChanges): Promise<Experience> {

@@ -8,7 +8,7 @@ import { recentTurns, standaloneQuestion } from './conversation.ts';
 import type { ExperienceCaller } from './experience-access.ts';
 import { citedNumbers, DEFAULT_MIN_SCORE, DEFAULT_TOP_K, groundingOf, publicSource } from './grounding.ts';
 import type { QueryBody, QueryResponse, Source } from './query.schemas.ts';
-import { recordQuery } from './query.service.ts';
+import { recordQuery, storeSession } from './query.service.ts';
 
 // Chunks retrieved per source wanted: several chunks of one entry collapse into one source, and
 // some fall below the relevance threshold.
@@ -23,6 +23,8 @@ export type AnswerInProgress = {
   deltas: AsyncIterable<string>;
   /** Builds the actions and the response from the whole answer, and stores the query. */
   complete(answer: string): Promise<QueryResponse>;
+  /** Stores the session without an answer: a stream announced it, then failed. */
+  keepSession(): Promise<void>;
 };
 
 /**
@@ -49,6 +51,7 @@ export async function startAnswer(
     query: standalone,
     topK: topK * CHUNKS_PER_SOURCE,
     mode: 'hybrid',
+    vectorDimension: caller.vectorDimension,
   });
   const retrievedAt = performance.now();
   const grounding = groundingOf(chunks, {
@@ -75,6 +78,7 @@ export async function startAnswer(
     session,
     sources,
     deltas,
+    keepSession: () => storeSession(context.db, experience.workspaceId, session),
     async complete(answer) {
       const answeredAt = new Date();
       const cited = citedNumbers(answer);
@@ -88,10 +92,9 @@ export async function startAnswer(
         handoverRequested: asksForHandover(body.text),
       });
       const latencyMs = Math.round(performance.now() - started);
-      await recordQuery(context.db, {
+      await recordQuery(context.db, session, {
         id: queryId,
         workspaceId: experience.workspaceId,
-        sessionId: session.id,
         experienceId: experience.id,
         userId: session.userId,
         text: body.text,

@@ -5,11 +5,21 @@ import { authenticate, bearerToken } from '../auth/guard.ts';
 import { missingScopes } from '../auth/scopes.ts';
 import type { TokenClaims } from '../auth/tokens.ts';
 import type { Experience } from '../experiences/experiences.schemas.ts';
-import { experienceForQuery } from '../experiences/experiences.service.ts';
 import { originMatches, parseOriginPattern } from '../experiences/origin-pattern.ts';
+import type { Session } from '../sessions/sessions.schemas.ts';
+import { queryContext } from './query-context.ts';
 
-/** Who is calling an experience: a verified token of its workspace, or an anonymous visitor. */
-export type ExperienceCaller = { experience: Experience; claims: TokenClaims | undefined };
+/**
+ * Who is calling an experience: a verified token of its workspace, or an anonymous visitor; with
+ * what was read beside the experience (see `queryContext`).
+ */
+export type ExperienceCaller = {
+  experience: Experience;
+  claims: TokenClaims | undefined;
+  /** The session the request names, of this workspace (null: none such, or none named). */
+  session: Session | null;
+  vectorDimension: number | null;
+};
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,10 +58,15 @@ function assertOriginAllowed(request: FastifyRequest, experience: Experience, cl
  * requires one (401) and holds `query:execute` (403, or 401 where the experience requires a token:
  * a token without the scope does not authenticate the caller for it).
  */
-export async function authorizeExperienceCall(context: AppContext, request: FastifyRequest, experienceId: string): Promise<ExperienceCaller> {
-  const found = await experienceForQuery(context.db, experienceId);
+export async function authorizeExperienceCall(
+  context: AppContext,
+  request: FastifyRequest,
+  experienceId: string,
+  sessionId?: string,
+): Promise<ExperienceCaller> {
+  const found = await queryContext(context.db, experienceId, { sessionId, encoder: context.embedder });
   if (!found) throw notFound('Experience', experienceId);
-  const { experience, workspaceStatus } = found;
+  const { experience, workspaceStatus, session, vectorDimension } = found;
   if (workspaceStatus !== 'active') throw new AppError('WORKSPACE_INACTIVE', `The workspace of experience ${experienceId} is not active.`);
   const token = bearerToken(request);
   const claims = token === undefined ? undefined : await authenticate(context, token);
@@ -63,7 +78,7 @@ export async function authorizeExperienceCall(context: AppContext, request: Fast
     if (experience.requireAuth) {
       throw new AppError('UNAUTHENTICATED', `Experience ${experienceId} requires a bearer access token with the scope query:execute.`);
     }
-    return { experience, claims };
+    return { experience, claims, session, vectorDimension };
   }
   const missing = missingScopes(claims.scopes, ['query:execute']);
   if (missing.length > 0) {
@@ -77,5 +92,5 @@ export async function authorizeExperienceCall(context: AppContext, request: Fast
   if (restricted && experience.knowledgeBaseIds.some((id) => !restricted.includes(id))) {
     throw new AppError('FORBIDDEN', `This access token is restricted to other knowledge bases than those of experience ${experienceId}.`);
   }
-  return { experience, claims };
+  return { experience, claims, session, vectorDimension };
 }

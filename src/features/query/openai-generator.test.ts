@@ -142,6 +142,22 @@ describe('POST /api/v2/query with LLM_PROVIDER=openai', () => {
     assert.equal(fake.chat.requests.length, 1);
   });
 
+  test('a query that fails leaves no session behind, and a new session is stored with its first answer', async () => {
+    const sessionsNow = async () => (await server.request('GET', `/api/v2/sessions?experienceId=${experienceId}&limit=1`, { token })).body.total;
+    const before = await sessionsNow();
+    fake.chat.replies.push({ status: 401, message: 'Incorrect API key provided.' });
+    assertExactError(await ask('How long do refunds take?'), 502, '/v2/query');
+    assert.equal(await sessionsNow(), before);
+
+    const answer = await ask('How long do refunds take?');
+    assert.equal(answer.status, 200, answer.text);
+    const session = await server.request('GET', `/api/v2/sessions/${answer.body.sessionId}`, { token });
+    assert.equal(session.status, 200, session.text);
+    assert.equal(session.body.queryCount, 1);
+    assert.equal(session.body.lastQueryAt, answer.body.timestamp);
+    assert.equal(await sessionsNow(), before + 1);
+  });
+
   test('a provider that keeps failing is a 502 after LLM_MAX_RETRIES retries', async () => {
     fake.chat.replies.push({ status: 500, message: 'boom' }, { status: 503, message: 'overloaded' });
     const answer = await ask('How long do refunds take?');
@@ -197,6 +213,15 @@ describe('POST /api/v2/query with LLM_PROVIDER=openai', () => {
     });
     assert.ok(elapsed < LLM_TIMEOUT_MS + 2000, `${elapsed} ms`);
     assert.equal(fake.chat.requests.length, 1);
+
+    // The meta event announced a session: it exists, without a query, and takes the next question.
+    const { sessionId } = received[0]!.data;
+    const session = await server.request('GET', `/api/v2/sessions/${sessionId}`, { token });
+    assert.equal(session.status, 200, session.text);
+    assert.equal(session.body.queryCount, 0);
+    const next = await ask('How long do refunds take?', { sessionId });
+    assert.equal(next.status, 200, next.text);
+    assert.equal(next.body.sessionId, sessionId);
   });
 
   test('streaming: a client that goes away stops the provider call at once', async () => {

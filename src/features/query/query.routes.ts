@@ -10,9 +10,9 @@ import { startAnswer, type AnswerInProgress } from './answer-query.ts';
 import { installWidgetCors } from './cors.ts';
 import { authorizeExperienceCall } from './experience-access.ts';
 import { FeedbackBodySchema, QueryBodySchema, QueryIdParams, QueryResponseSchema } from './query.schemas.ts';
-import { continuedSession, queryExperience, rateQuery } from './query.service.ts';
+import { continuedSession, newSession, queryExperience, rateQuery } from './query.service.ts';
 import { installQueryRateLimit } from './rate-limits.ts';
-import { assertMetadataSize, createSession } from '../sessions/sessions.service.ts';
+import { assertMetadataSize } from '../sessions/sessions.service.ts';
 
 const tags = ['query'];
 const security: { [name: string]: string[] }[] = [{}, { bearerAuth: [] }];
@@ -56,6 +56,8 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, answer
     } catch (error) {
       const { status, message } = classifyError(error as FastifyError, request);
       if (status >= 500) request.log.error({ err: error }, 'the answer stream failed');
+      // The meta event gave the session's id, so the next question may name it.
+      await answer.keepSession().catch((storeError: unknown) => request.log.error({ err: storeError }, 'the session of a failed stream was not stored'));
       stream.write(event('error', errorBody(status, message, request.url)));
     } finally {
       stream.end();
@@ -87,14 +89,15 @@ export async function registerQueryRoutes(app: App, context: AppContext): Promis
     async (request, reply) => {
       const body = request.body;
       if (body.metadata) assertMetadataSize(body.metadata);
-      const caller = await authorizeExperienceCall(context, request, body.experienceId);
-      const { workspaceId, id: experienceId } = caller.experience;
+      const caller = await authorizeExperienceCall(context, request, body.experienceId, body.sessionId ?? undefined);
+      const { id: experienceId } = caller.experience;
       const userId = body.userId?.toLowerCase() ?? null;
-      // The session is checked before it is counted, so that its budget cannot be spent through
-      // another experience, and created after, so that a refused query leaves no empty session.
-      const continued = body.sessionId ? await continuedSession(context.db, { workspaceId, experienceId, sessionId: body.sessionId, userId }) : undefined;
+      // The session is checked before the query is counted, so that its budget cannot be spent
+      // through another experience; a new one is stored with the answer, so that a refused or
+      // failed query leaves no empty session.
+      const continued = body.sessionId ? continuedSession(caller.session, { experienceId, sessionId: body.sessionId, userId }) : undefined;
       await rateLimit(request, caller, continued?.id);
-      const session = continued ?? (await createSession(context.db, workspaceId, { experienceId, userId, metadata: body.metadata ?? {} }));
+      const session = continued ?? newSession({ experienceId, userId, metadata: body.metadata ?? {} });
       // A caller that goes away stops generation (and with it any provider call).
       const abandoned = new AbortController();
       reply.raw.on('close', () => {

@@ -16,6 +16,11 @@ export type RetrieveInput = {
   topK: number;
   mode: RetrieveMode;
   filter?: RetrieveFilter;
+  /**
+   * The dimension of the encoder's vectors in the knowledge bases, when the caller read it already
+   * (null: none of them holds vectors of the encoder); looked up when absent.
+   */
+  vectorDimension?: number | null;
 };
 
 export type Ranked = { id: string; score: number }[];

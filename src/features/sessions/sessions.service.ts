@@ -2,7 +2,7 @@ import type { Queryable } from '../../core/db/db.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import { MAX_METADATA_BYTES, type Message, type Session, type SessionListQuery, type SessionTranscript } from './sessions.schemas.ts';
 
-type SessionRow = {
+export type SessionRow = {
   id: string;
   experience_id: string;
   user_id: string | null;
