@@ -7,11 +7,25 @@
  * costs) and an embed-only route (a small Fastify server of this process that embeds the question
  * with the server's own embedding provider instance: what the question's embedding alone costs).
  * Before the load, BENCH_PROFILE_QUERIES (200) queries are asked one at a time with every SQL
- * statement, embedding call and generator timed, to show where a query's time goes. Prints one
- * JSON line per provider of BENCH_PROVIDERS (default EMBEDDINGS_PROVIDER, else builtin).
+ * statement, embedding call and generator timed, to show where a query's time goes, and the
+ * keyword search is timed alone (`retrieve()` in keyword mode, one question at a time). During
+ * each load the CPU time of this process and, on PostgreSQL, of the database's backends is
+ * counted (bench/process-cpu.ts). After the loads, the query load at the first connection count
+ * runs once more while an ingestion job of BENCH_INGEST_RECORDS (2,000) articles runs in this
+ * process (BENCH_INGEST_RECORDS=0: not run). Prints one JSON line per provider of BENCH_PROVIDERS
+ * (default EMBEDDINGS_PROVIDER, else builtin), which begins with the summary: chunks,
+ * keywordP50Ms, cpuMsPerQuery (at the last connection count), queryRps and embedRps and ratio
+ * (per connection count), queryP99IdleMs and queryP99DuringIngestMs.
+ *
+ * BENCH_MODE=mixed runs the mixed load instead: BENCH_MIXED_CONNECTIONS (200) connections for
+ * BENCH_MIXED_SECONDS (60), half asking questions and half reading a finished job of
+ * BENCH_JOB_RECORDS (5,000) records (GET /api/v2/data-ingestion/jobs/{jobId}, about 670 KB), and
+ * prints per route its answers, errors, timeouts (no answer within 10 s) and percentiles.
  *
  *   npm run bench:query
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_PROVIDERS=builtin,builtin-fast npm run bench:query
+ *   BENCH_CHUNKS=20000 BENCH_PROVIDERS=builtin-fast npm run bench:query                       # PGlite
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_MODE=mixed BENCH_PROVIDERS=builtin-fast npm run bench:query
  *
  * How the knowledge base is built: not through the ingestion jobs, whose HNSW inserts write about
  * 200 chunks/s on PostgreSQL and 40-90 on PGlite (8 to 40 minutes for 100,000 chunks, and the
@@ -31,17 +45,19 @@
  * runs (the first run distils it, about a minute). BENCH_CPU_PROFILE=DIR writes a CPU profile of
  * this process (the server's main thread) during the query load at the first connection count.
  * BENCH_VACUUM=0 runs ANALYZE without VACUUM after the load (see buildKnowledgeBase).
- * BENCH_KEEP=1 keeps the database (printed on stderr) to examine plans afterwards; drop it by hand.
+ * BENCH_KEEP=1 keeps the database (printed on stderr, with its DATA_DIR) to examine plans
+ * afterwards; drop it by hand. BENCH_REUSE=<that DATA_DIR> runs on a kept database instead of
+ * building one (100,000 chunks take minutes to build; before/after comparisons share one), and
+ * keeps it again.
  */
-import { spawn } from 'node:child_process';
 import type { Server as HttpServer, ServerResponse } from 'node:http';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import pg from 'pg';
+import type { Config } from '../src/core/config.ts';
 import type { AppContext } from '../src/core/context.ts';
 import type { Db, Queryable } from '../src/core/db/db.ts';
 import { BuiltinFastEmbeddingProvider } from '../src/core/providers/embeddings/builtin-fast.ts';
@@ -52,9 +68,14 @@ import { chunkContent, DEFAULT_CHUNK_OPTIONS } from '../src/features/ingestion/c
 import { contentHash, sha256 } from '../src/features/ingestion/content-hash.ts';
 import { ensureVectorIndex } from '../src/features/ingestion/embedding-lock.ts';
 import { embeddingText } from '../src/features/ingestion/embedding-text.ts';
+import { retrieve } from '../src/features/retrieval/retrieve.service.ts';
+import type { RunningServer } from '../src/server.ts';
+import { finished, startBulkJob, waitForJob } from './bulk-job.ts';
 import { percentile, round } from './corpus.ts';
 import { article, helpQuestions } from './help-center.ts';
-import { benchDatabase, benchEnv, benchTenant, call, startBenchServer } from './lore-server.ts';
+import { benchDatabase, benchEnv, benchTenant, call, startBenchServer, type BenchDatabase } from './lore-server.ts';
+import { startCpuMeter, type CpuSpent } from './process-cpu.ts';
+import { runLoads, type LoadFigures, type LoadSpec } from './run-load.ts';
 
 const chunkTarget = Number(process.env.BENCH_CHUNKS ?? 100_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
@@ -64,14 +85,41 @@ const profileQueries = Number(process.env.BENCH_PROFILE_QUERIES ?? 200);
 const modelsDir = process.env.BENCH_MODELS_DIR ?? join(tmpdir(), 'lore-bench-models');
 const cpuProfileDir = process.env.BENCH_CPU_PROFILE;
 const vacuum = process.env.BENCH_VACUUM !== '0';
+const ingestRecords = Number(process.env.BENCH_INGEST_RECORDS ?? 2_000);
+const mode = process.env.BENCH_MODE ?? 'load';
+const mixedConnections = Number(process.env.BENCH_MIXED_CONNECTIONS ?? 200);
+const mixedSeconds = Number(process.env.BENCH_MIXED_SECONDS ?? 60);
+const jobRecords = Number(process.env.BENCH_JOB_RECORDS ?? 5_000);
+const reuseDir = process.env.BENCH_REUSE;
 const ARTICLE_SIZE = 2000;
 const ARTICLES_PER_BATCH = 250;
+/**
+ * What the query path's hybrid retrieval asks the keyword search for: DEFAULT_TOP_K (5) sources
+ * of CHUNKS_PER_SOURCE (3) chunks (answer-query.ts), five candidates each (retrieve.service.ts).
+ */
+const KEYWORD_CANDIDATES = 75;
 
-const database = await benchDatabase(process.env.DATABASE_URL);
-await mkdir(modelsDir, { recursive: true });
-// The server's builtin-fast reads its table from DATA_DIR/models: share one across runs.
-await symlink(modelsDir, join(database.env.DATA_DIR!, 'models'));
-if (database.env.DATABASE_URL) {
+type Built = {
+  workspaceId: string;
+  token: string;
+  knowledgeBaseId: string;
+  experienceId: string;
+  articles: number;
+  chunks: number;
+  seconds: Record<string, number>;
+};
+/** What BENCH_KEEP leaves in the DATA_DIR for BENCH_REUSE: the database, what was built in it, the job the mixed load reads. */
+type Kept = { env: Record<string, string>; built: Built; jobId?: string };
+const KEPT_FILE = 'bench-query.json';
+
+const kept = reuseDir ? (JSON.parse(await readFile(join(reuseDir, KEPT_FILE), 'utf8')) as Kept) : undefined;
+const database: BenchDatabase = kept ? { env: kept.env, drop: async () => undefined } : await benchDatabase(process.env.DATABASE_URL);
+if (!kept) {
+  await mkdir(modelsDir, { recursive: true });
+  // The server's builtin-fast reads its table from DATA_DIR/models: share one across runs.
+  await symlink(modelsDir, join(database.env.DATA_DIR!, 'models'));
+}
+if (database.env.DATABASE_URL && !kept) {
   // Index builds only: the HNSW graph of 100,000 vectors does not fit the default 64 MB, and a
   // build that spills is several times slower. No query reads this setting.
   const admin = new pg.Client({ connectionString: database.env.DATABASE_URL });
@@ -92,8 +140,6 @@ const serverEnv = (provider: string) =>
     RATE_LIMIT_WORKSPACE_PER_MINUTE: '1000000',
     RATE_LIMIT_SESSION_PER_MINUTE: '1000000',
   });
-
-type Built = { knowledgeBaseId: string; experienceId: string; articles: number; chunks: number; seconds: Record<string, number> };
 
 /** Writes articles until `chunkTarget` chunks: the statements of the ingestion's writeRecord, in batches, then the HNSW index. */
 async function buildKnowledgeBase(db: Db, base: string, token: string, workspaceId: string): Promise<Built> {
@@ -188,14 +234,15 @@ async function buildKnowledgeBase(db: Db, base: string, token: string, workspace
   await db.exec(vacuum ? 'VACUUM ANALYZE' : 'ANALYZE');
   timing.vacuumAnalyze = performance.now() - started;
   const seconds = Object.fromEntries(Object.entries(timing).map(([stage, ms]) => [stage, round(ms / 1000)]));
-  return { knowledgeBaseId: knowledgeBase.id, experienceId: experience.id, articles, chunks, seconds };
+  return { workspaceId, token, knowledgeBaseId: knowledgeBase.id, experienceId: experience.id, articles, chunks, seconds };
 }
 
 /** What one statement of the query path is, by its text (the pipeline's own SQL, see the modules named). */
 function statementKind(sql: string): string {
-  if (sql.includes('<=>')) return 'vectorSearch';
-  if (sql.includes('keyword_postings') || sql.includes('tsquery')) return 'keywordSearch';
+  // The chunk fetch first: it also computes each chunk's cosine (<=>) and keyword coverage.
   if (sql.includes('FROM chunks c JOIN entries e')) return 'chunkFetch';
+  if (sql.includes('<=>')) return 'vectorSearch';
+  if (/keyword_(postings|top_k)|tsquery/.test(sql)) return 'keywordSearch';
   if (sql.includes('embedding_dimension FROM knowledge_bases')) return 'knowledgeBaseDimension';
   if (sql.includes('INSERT INTO sessions')) return 'sessionInsert';
   if (sql.includes('INSERT INTO queries')) return 'queryInsert';
@@ -270,7 +317,13 @@ async function timed(context: AppContext, work: () => Promise<void>): Promise<Re
   return totals;
 }
 
-type Load = { requests: number; requestsPerSecond: number; latencyMs: { p50: number; p95: number; p99: number }; non2xx: number; errors: number; timeouts: number; loadAverage: number[] };
+/** A load's figures, with the CPU time per answer of this process and the database (see process-cpu.ts), and the load average before and after. */
+type Load = LoadFigures & { cpuMsPerAnswer: { api: number; database: number; total: number }; loadAverage: number[] };
+
+function perAnswer(cpu: CpuSpent, answered: number): Load['cpuMsPerAnswer'] {
+  const per = (ms: number) => round(ms / Math.max(answered, 1), 2);
+  return { api: per(cpu.apiMs), database: per(cpu.databaseMs), total: per(cpu.apiMs + cpu.databaseMs) };
+}
 
 /** Counts the requests `server` is answering, so that a load starts only once the previous one's stragglers are done. */
 function inFlight(server: HttpServer): () => Promise<void> {
@@ -284,17 +337,20 @@ function inFlight(server: HttpServer): () => Promise<void> {
   };
 }
 
-/** One autocannon run in a child process (see query-load.ts), with the load average around it. */
-async function load(spec: { url: string; method: 'GET' | 'POST'; connections: number; seconds: number; body?: unknown }, drained: () => Promise<void>): Promise<Load> {
+/** Autocannon runs at once in a child process (see query-load.ts), with the CPU they cost and the load average around them. */
+async function loads(specs: LoadSpec[], drained: () => Promise<void>): Promise<{ figures: LoadFigures[]; cpu: CpuSpent; loadAverage: number[] }> {
   await drained();
   const before = loadavg()[0]!;
-  const script = fileURLToPath(new URL('./query-load.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout.on('data', (data: Buffer) => (output += data.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`the load generator exited with ${code}`);
-  return { ...(JSON.parse(output) as Omit<Load, 'loadAverage'>), loadAverage: [round(before, 2), round(loadavg()[0]!, 2)] };
+  const meter = await startCpuMeter(database.env.DATABASE_URL);
+  const figures = await runLoads(specs);
+  const cpu = await meter.stop();
+  return { figures, cpu, loadAverage: [round(before, 2), round(loadavg()[0]!, 2)] };
+}
+
+/** One autocannon run (see `loads`). */
+async function load(spec: LoadSpec, drained: () => Promise<void>): Promise<Load> {
+  const { figures, cpu, loadAverage } = await loads([spec], drained);
+  return { ...figures[0]!, cpuMsPerAnswer: perAnswer(cpu, figures[0]!.answered), loadAverage };
 }
 
 /** Asks `questions` one at a time; the answers' sources, and the client's latencies. */
@@ -327,9 +383,101 @@ async function keywordMatches(db: Db, questions: string[]): Promise<number> {
   return percentile(counts, 0.5);
 }
 
+/**
+ * The median time of the keyword search alone, one question at a time: `retrieve()` in keyword
+ * mode asks it for the candidates the query path asks for, and its statements are timed as in
+ * `timed` (without the fetch of the chunks found).
+ */
+async function keywordSearchP50(context: AppContext, built: Built, questions: string[]): Promise<number> {
+  const input = { workspaceId: built.workspaceId, knowledgeBaseIds: [built.knowledgeBaseId], topK: KEYWORD_CANDIDATES, mode: 'keyword' as const };
+  const latencies: number[] = [];
+  for (const query of questions) {
+    const stages = await timed(context, async () => {
+      await retrieve(context.db, context.embedder, { ...input, query });
+    });
+    latencies.push(stages['sql.keywordSearch'] ?? 0);
+  }
+  return round(percentile(latencies, 0.5), 2);
+}
+
+/**
+ * The query load `spec` while an ingestion job of BENCH_INGEST_RECORDS articles runs in this
+ * process (started, and past its first record, before the load; cancelled after it).
+ */
+async function queryDuringIngest(server: RunningServer, config: Config, built: Built, spec: LoadSpec, drained: () => Promise<void>) {
+  const bulk = await startBulkJob(server, config, built.token, { records: ingestRecords, recordSize: ARTICLE_SIZE });
+  const progress = async () => (await call(server.url, 'GET', `/api/v2/data-ingestion/jobs/${bulk.jobId}`, built.token)).data.progress.processed as number;
+  try {
+    await waitForJob(server.url, built.token, bulk.jobId, (job) => job.data.progress.processed > 0 || finished(job));
+    const before = await progress();
+    const query = await load(spec, drained);
+    const after = await progress();
+    return { query, recordsIngestedDuringLoad: after - before, jobFinishedDuringLoad: after === ingestRecords };
+  } finally {
+    // A job that finished answers 409, which is fine.
+    await call(server.url, 'DELETE', `/api/v2/data-ingestion/jobs/${bulk.jobId}`, built.token).catch(() => undefined);
+    await bulk.stop();
+  }
+}
+
+/** A finished job of BENCH_JOB_RECORDS one-chunk articles, whose GET the mixed load reads: the kept one, or a new one. */
+async function jobToRead(server: RunningServer, config: Config, built: Built, keptJobId: string | undefined): Promise<string> {
+  if (keptJobId) return keptJobId;
+  const bulk = await startBulkJob(server, config, built.token, { records: jobRecords, recordSize: 300 });
+  try {
+    const job = await waitForJob(server.url, built.token, bulk.jobId, finished);
+    if (job.status !== 'completed') throw new Error(`the job to read ended ${job.status}: ${JSON.stringify(job.result)}`);
+    return bulk.jobId;
+  } finally {
+    await bulk.stop();
+  }
+}
+
+/**
+ * Issue 10's mixed load: half of BENCH_MIXED_CONNECTIONS ask questions, half read the job `jobId`,
+ * for BENCH_MIXED_SECONDS. Reads of a 5,000-record job once starved the queries (on PostgreSQL at
+ * 200 connections: 40 answered and 560 timed out in 60 s).
+ */
+async function mixedLoad(server: RunningServer, built: Built, jobId: string, drained: () => Promise<void>) {
+  const jobConnections = Math.floor(mixedConnections / 2);
+  const base = server.url;
+  const { figures, cpu, loadAverage } = await loads(
+    [
+      {
+        url: `${base}/api/v2/query`,
+        method: 'POST',
+        connections: mixedConnections - jobConnections,
+        seconds: mixedSeconds,
+        body: { articles: built.articles, seed: 1, count: 40_000, skip: 0, experienceId: built.experienceId },
+      },
+      {
+        url: `${base}/api/v2/data-ingestion/jobs/${jobId}`,
+        method: 'GET',
+        connections: jobConnections,
+        seconds: mixedSeconds,
+        headers: { authorization: `Bearer ${built.token}` },
+      },
+    ],
+    drained,
+  );
+  const [query, jobGet] = figures as [LoadFigures, LoadFigures];
+  const jobBytes = Buffer.byteLength(await fetch(`${base}/api/v2/data-ingestion/jobs/${jobId}`, { headers: { authorization: `Bearer ${built.token}` } }).then((response) => response.text()));
+  return {
+    connections: { query: mixedConnections - jobConnections, jobGet: jobConnections },
+    seconds: mixedSeconds,
+    jobRecords,
+    jobBytes,
+    query,
+    jobGet,
+    cpuMsSpent: { api: round(cpu.apiMs), database: round(cpu.databaseMs) },
+    loadAverage,
+  };
+}
+
 const ratio = (a: number, b: number) => round(a / b, 2);
 
-let built: Built | undefined;
+let built = kept?.built;
+let keptJobId = kept?.jobId;
 try {
   for (const provider of providers) {
     const { config, server } = await startBenchServer(serverEnv(provider));
@@ -361,6 +509,12 @@ try {
       const idle = async () => {
         for (const wait of drained) await wait();
       };
+      const summary = { engine: context.db.engine, embedder: `${embedder.name}/${embedder.model}`, chunks: built.chunks };
+      if (mode === 'mixed') {
+        keptJobId = await jobToRead(server, config, built, keptJobId);
+        console.log(JSON.stringify({ mode, ...summary, ...(await mixedLoad(server, built, keptJobId, idle)) }));
+        continue;
+      }
 
       const questions = { articles: built.articles, seed: 1, count: 40_000 };
       const profileSet = helpQuestions(profileQueries, built.articles, 2);
@@ -370,7 +524,8 @@ try {
       const stages = await timed(context, async () => {
         sequential = await askSequentially(base, built!.experienceId, profileSet);
       });
-      const loads: Record<string, { query: Load; healthz: Load; embed: Load }> = {};
+      const keywordP50Ms = await keywordSearchP50(context, built, profileSet.slice(0, 100));
+      const byConnections: Record<string, { query: Load; healthz: Load; embed: Load }> = {};
       for (const [index, connections] of connectionCounts.entries()) {
         const run = { connections, seconds };
         const healthz = await load({ ...run, url: `${base}/healthz`, method: 'GET' }, idle);
@@ -388,11 +543,13 @@ try {
           await writeFile(join(cpuProfileDir!, `query-${context.db.engine}-${embedder.name}-${connections}.cpuprofile`), JSON.stringify(profile));
           profiler.disconnect();
         }
-        loads[connections] = { query, healthz, embed };
+        byConnections[connections] = { query, healthz, embed };
       }
+      const firstQuery = { url: `${base}/api/v2/query`, method: 'POST' as const, connections: connectionCounts[0]!, seconds, body: { ...questions, experienceId: built.experienceId, skip: connectionCounts.length * 20_000 } };
+      const duringIngest = ingestRecords > 0 ? await queryDuringIngest(server, config, built, firstQuery, idle) : undefined;
       await idle();
       const ratios = Object.fromEntries(
-        Object.entries(loads).map(([connections, { query, healthz, embed }]) => [
+        Object.entries(byConnections).map(([connections, { query, healthz, embed }]) => [
           connections,
           {
             queryOverHealthzP50: ratio(query.latencyMs.p50, healthz.latencyMs.p50),
@@ -408,19 +565,29 @@ try {
         ]),
       );
       const count = sequential.latencies.length;
+      const perConnections = <T>(pick: (load: { query: Load; healthz: Load; embed: Load }, connections: string) => T) =>
+        Object.fromEntries(Object.entries(byConnections).map(([connections, load]) => [connections, pick(load, connections)]));
+      const saturated = byConnections[connectionCounts.at(-1)!]!;
       console.log(
         JSON.stringify({
-          engine: context.db.engine,
-          embedder: `${embedder.name}/${embedder.model}`,
+          ...summary,
+          keywordP50Ms,
+          // At the last connection count: API process and database CPU per query answered.
+          cpuMsPerQuery: saturated.query.cpuMsPerAnswer.total,
+          queryRps: perConnections(({ query }) => query.requestsPerSecond),
+          embedRps: perConnections(({ embed }) => embed.requestsPerSecond),
+          ratio: perConnections((_load, connections) => ratios[connections]!.retrievalAndGenerationOverEmbedding),
+          queryP99IdleMs: byConnections[connectionCounts[0]!]!.query.latencyMs.p99,
+          queryP99DuringIngestMs: duringIngest?.query.latencyMs.p99,
           chunkVectors: 'builtin-fast/universal-sentence-encoder-lite-static',
           generator: config.llmProvider,
-          chunks: built.chunks,
           vacuumed: vacuum,
           articles: built.articles,
           buildSeconds: built.seconds,
           seconds,
-          loads,
+          loads: byConnections,
           ratios,
+          duringIngest: duringIngest && { ...duringIngest, records: ingestRecords, connections: connectionCounts[0] },
           sequential: {
             queries: count,
             latencyMs: { p50: round(percentile(sequential.latencies, 0.5), 2), p95: round(percentile(sequential.latencies, 0.95), 2) },
@@ -439,6 +606,8 @@ try {
     }
   }
 } finally {
-  if (process.env.BENCH_KEEP === '1') console.error(`kept: ${JSON.stringify(database.env)}`);
-  else await database.drop();
+  if (process.env.BENCH_KEEP === '1' || kept) {
+    if (built) await writeFile(join(database.env.DATA_DIR!, KEPT_FILE), JSON.stringify({ env: database.env, built, jobId: keptJobId } satisfies Kept));
+    console.error(`kept: ${JSON.stringify(database.env)}; BENCH_REUSE=${database.env.DATA_DIR} runs on it again`);
+  } else await database.drop();
 }

@@ -9,6 +9,7 @@ import { guardedErrors, responses } from '../../core/http/schemas.ts';
 import { assertKnowledgeBaseAllowed, authorize, caller } from '../auth/guard.ts';
 import { getKnowledgeBase } from '../knowledge-bases/knowledge-bases.service.ts';
 import { adapters, findAdapter } from './adapters/registry.ts';
+import { JobResultsCache } from './job-results.ts';
 import {
   AdapterSchema,
   GetJobQuery,
@@ -24,6 +25,8 @@ import { cancelJob, getJob, listJobs, submitJob } from './jobs.service.ts';
 const security = [{ bearerAuth: [] }];
 const tags = ['data-ingestion'];
 const MB = 1024 * 1024;
+// Per API process: 100 jobs of 5,000 records (670 KB of results each), or five of 100,000.
+const RESULTS_CACHE_BYTES = 64 * MB;
 
 type Submission = { adapterType?: unknown; knowledgeBaseId?: unknown; data?: unknown; dataText?: string };
 
@@ -81,6 +84,7 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
   const canRead = authorize(context, ['data-ingestion:read']);
   const canWrite = authorize(context, ['data-ingestion:write']);
   const { jsonBodyLimitBytes, multipartLimitBytes } = context.config;
+  const results = new JobResultsCache(RESULTS_CACHE_BYTES);
   await app.register(multipart, {
     limits: { fileSize: multipartLimitBytes, fieldSize: multipartLimitBytes, files: 1, fields: 10, parts: 12 },
     throwFileSizeLimit: true,
@@ -159,7 +163,8 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
         response: responses({ 200: Type.Object({ total: Type.Integer(), jobs: Type.Array(JobSchema) }) }, guardedErrors),
       },
     },
-    async (request) => listJobs(context.db, caller(request).workspaceId, request.query),
+    // The bodies are JSON text already (see job-results.ts): sent as they are, not serialized again.
+    async (request, reply) => reply.type('application/json; charset=utf-8').send(await listJobs(context.db, results, caller(request).workspaceId, request.query)),
   );
 
   app.get(
@@ -175,7 +180,8 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
         response: responses({ 200: JobSchema }, [...guardedErrors, 404]),
       },
     },
-    async (request) => getJob(context.db, caller(request).workspaceId, request.params.jobId, request.query.includePayload),
+    async (request, reply) =>
+      reply.type('application/json; charset=utf-8').send(await getJob(context.db, results, caller(request).workspaceId, request.params.jobId, request.query.includePayload)),
   );
 
   app.delete(

@@ -259,6 +259,134 @@ describe(`data-ingestion contract (${engine})`, () => {
     assertError(await server.request('GET', `${JOBS}/not-a-uuid`, { token: tenant.token }), 400, '/v2/data-ingestion/jobs/not-a-uuid');
   });
 
+  test('GET a job follows every change of it: results written by any process, completion, cancellation; the list agrees; other workspaces get 404', async () => {
+    // A job held by a worker of another process (an unexpired lease this server's worker leaves
+    // alone), whose results are written here with SQL as that worker's transactions would.
+    const template = await submit(server, token, knowledgeBaseId, [{ id: 'template', content: 'gives the job a data source' }]);
+    await waitForJob(server, token, template);
+    const submitted = { records: [{ id: 'r0', content: 'zero' }, { id: 'r1', content: 'one' }, { id: 'r2', content: 'two' }] };
+    const { rows } = await server.context.db.query<{ id: string; source_id: string; adapter_id: string }>(
+      `INSERT INTO ingestion_jobs (workspace_id, knowledge_base_id, source_id, adapter_type, adapter_id, record_count, payload,
+         status, lease_owner, lease_expires_at, started_at)
+       SELECT workspace_id, knowledge_base_id, source_id, adapter_type, adapter_id, 3, $2::jsonb,
+         'processing', 'another-process', now() + interval '1 hour', now()
+       FROM ingestion_jobs WHERE id = $1 RETURNING id, source_id, adapter_id`,
+      [template, JSON.stringify(submitted)],
+    );
+    const { id: jobId, source_id: sourceId, adapter_id: adapterId } = rows[0]!;
+    const writeResult = (ordinal: number, status: string, fields: { action?: string; reason?: string; entryId?: string; embeddings?: number; error?: string }) =>
+      server.context.db.query(
+        `INSERT INTO ingestion_job_results (job_id, workspace_id, ordinal, record_id, status, action, reason, entry_id, embedding_count, error)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [jobId, workspaceId, ordinal, `r${ordinal}`, status, fields.action ?? null, fields.reason ?? null, fields.entryId ?? null, fields.embeddings ?? 0, fields.error ?? null],
+      );
+    const path = `${JOBS}/${jobId}`;
+    const get = async () => {
+      const answer = await server.request('GET', path, { token });
+      assert.equal(answer.status, 200, answer.text);
+      assert.match(answer.headers.get('content-type')!, /^application\/json/);
+      return answer;
+    };
+    const entryId = '6f1c2d3e-4a5b-4c6d-8e7f-8091a2b3c4d5';
+    const success = { sourceId: 'r0', status: 'success', entryId, embeddingCount: 2, action: 'created' };
+    const failure = { sourceId: 'r1', status: 'failed', entryId: null, embeddingCount: 0, error: 'the embedder is down' };
+    const duplicate = { sourceId: 'r2', status: 'skipped', entryId, embeddingCount: 0, reason: 'duplicate', duplicateOf: entryId };
+    const first = (await get()).body;
+    /** The whole body the spec and JobSchema give for this job in `status` with `results`. */
+    const expected = (status: string, results: any[], eta: unknown, completedAt: unknown) => {
+      const count = (wanted: string) => results.filter((result) => result.status === wanted).length;
+      return {
+        id: jobId,
+        status,
+        data: {
+          adapterId,
+          adapterType: 'generic-json',
+          knowledgeBaseId,
+          recordCount: 3,
+          progress: { processed: results.length, total: 3, successful: count('success'), failed: count('failed'), skipped: count('skipped') },
+          eta,
+          timings: {},
+          results,
+        },
+        result: {
+          sourceId,
+          entriesCreated: results.filter((result) => result.action === 'created').length,
+          entriesUpdated: 0,
+          entriesSkipped: count('skipped'),
+          entriesDeleted: 0,
+          entriesFailed: count('failed'),
+          embeddingsGenerated: results.reduce((sum, result) => sum + result.embeddingCount, 0),
+        },
+        created_at: first.created_at,
+        started_at: first.started_at,
+        completed_at: completedAt,
+      };
+    };
+    const etaOf = (body: any) => {
+      assert.equal(typeof body.data.eta.recordsPerSecond, 'number');
+      assert.equal(typeof body.data.eta.secondsRemaining, 'number');
+      return body.data.eta;
+    };
+    assert.deepEqual(first, expected('processing', [], null, null));
+    for (const field of ['created_at', 'started_at'] as const) assert.ok(!Number.isNaN(Date.parse(first[field])), field);
+
+    await writeResult(0, 'success', { action: 'created', entryId, embeddings: 2 });
+    let body = (await get()).body;
+    assert.deepEqual(body, expected('processing', [success], etaOf(body), null));
+
+    // Out of order, as a batch's skipped and failed records are written before its entries.
+    await writeResult(2, 'skipped', { reason: 'duplicate', entryId });
+    await writeResult(1, 'failed', { error: 'the embedder is down' });
+    body = (await get()).body;
+    assert.deepEqual(body, expected('processing', [success, failure, duplicate], etaOf(body), null));
+
+    // No statement of lore updates a result row; were one to, the next GET would still show it.
+    await server.context.db.query('UPDATE ingestion_job_results SET embedding_count = 5 WHERE job_id = $1 AND ordinal = 0', [jobId]);
+    body = (await get()).body;
+    assert.deepEqual(body, expected('processing', [{ ...success, embeddingCount: 5 }, failure, duplicate], etaOf(body), null));
+    await server.context.db.query('UPDATE ingestion_job_results SET embedding_count = 2 WHERE job_id = $1 AND ordinal = 0', [jobId]);
+
+    assert.equal((await server.request('DELETE', path, { token })).status, 204);
+    const cancelled = await get();
+    assert.equal(typeof cancelled.body.completed_at, 'string');
+    assert.deepEqual(cancelled.body, expected('cancelled', [success, failure, duplicate], null, cancelled.body.completed_at));
+    // An unchanged job's results are served as serialized before, without reading them again.
+    const { db } = server.context;
+    const query = db.query;
+    let resultReads = 0;
+    db.query = ((text: string, values?: readonly unknown[]) => {
+      if (text.includes('FROM ingestion_job_results WHERE workspace_id')) resultReads += 1;
+      return query.call(db, text, values);
+    }) as typeof db.query;
+    try {
+      assert.equal((await get()).text, cancelled.text);
+    } finally {
+      db.query = query;
+    }
+    assert.equal(resultReads, 0);
+    // A worker's transaction that passed its lease check before the cancel may commit after it
+    // (here: its row taken away, the job read, then the row written again).
+    await server.context.db.query(`DELETE FROM ingestion_job_results WHERE job_id = $1 AND ordinal = 2`, [jobId]);
+    assert.deepEqual((await get()).body, expected('cancelled', [success, failure], null, cancelled.body.completed_at));
+    await writeResult(2, 'skipped', { reason: 'duplicate', entryId });
+    assert.deepEqual((await get()).body, cancelled.body);
+
+    const listed = await server.request('GET', `${JOBS}?limit=100`, { token });
+    assert.deepEqual(listed.body.jobs.find((job: any) => job.id === jobId), cancelled.body);
+    const withPayload = await server.request('GET', `${path}?includePayload=true`, { token });
+    assert.deepEqual(withPayload.body, { ...cancelled.body, payload: submitted });
+    assert.deepEqual(Object.keys(withPayload.body), ['id', 'status', 'data', 'result', 'payload', 'created_at', 'started_at', 'completed_at']);
+
+    // Completion: the job row changes, its results do not.
+    await server.context.db.query(`UPDATE ingestion_jobs SET status = 'completed' WHERE id = $1`, [jobId]);
+    assert.deepEqual((await get()).body, expected('completed', [success, failure, duplicate], null, cancelled.body.completed_at));
+
+    const otherTenant = await server.tenant();
+    assertError(await server.request('GET', path, { token: otherTenant.token }), 404, path.slice(4));
+    assertError(await server.request('GET', `${path}?includePayload=true`, { token: otherTenant.token }), 404, path.slice(4));
+    assert.deepEqual((await server.request('GET', JOBS, { token: otherTenant.token })).body, { total: 0, jobs: [] });
+  });
+
   test('GET adapters lists generic-json and content-hub', async () => {
     const answer = await server.request('GET', '/api/v2/data-ingestion/adapters', { token });
     assert.equal(answer.status, 200);
