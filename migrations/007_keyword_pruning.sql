@@ -15,8 +15,8 @@ $$;
 -- The average chunk length a posting's stored impact assumes. The weight grows with the average
 -- length, and at most in proportion to it, so a posting's weight under the actual average A is at
 -- most impact × max(1, A / 100): the bound stays valid whatever the average becomes. 100 is above
--- the averages measured (SciFact 63, the Python documentation 58 indexed tokens per chunk), so the
--- factor is 1 there and the bound at most about 10 % above the weight of an average-length chunk.
+-- the average measured on SciFact (74 indexed tokens per chunk, 12,995 chunks), so the factor is 1
+-- there.
 CREATE FUNCTION keyword_reference_length() RETURNS float8 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 100::float8 $$;
 
 -- Per lexeme of a knowledge base: chunks holding it, and the largest impact any of them ever had
