@@ -6,8 +6,8 @@
  * questions of bench/help-center.ts to send (each request the next one) and, for the query route,
  * to which experience (an anonymous first turn); without `experienceId` it is the embed-only
  * route's body. Prints a JSON array, one element per load: requests/s, latency percentiles
- * computed from every response's own time (and the p99 with each timeout counted as 10 s), 2xx
- * and non-2xx counts, errors and timeouts (no response within autocannon's 10 s).
+ * computed from every response's own time (and the p99 with each timeout counted as 10 s), 2xx,
+ * non-2xx and 5xx counts, errors and timeouts (no response within autocannon's 10 s).
  */
 import autocannon from 'autocannon';
 import { percentile, round } from './corpus.ts';
@@ -61,6 +61,8 @@ async function run(spec: LoadSpec) {
     p99WithTimeoutsMs: round(percentile([...latencies, ...timedOut], 0.99), 2),
     answered: result['2xx'],
     non2xx: result.non2xx,
+    // 503: no database connection within 5 s (the pool's wait, CONNECT_TIMEOUT_MS), among others.
+    status5xx: result['5xx'],
     errors: result.errors,
     timeouts: result.timeouts,
   };

@@ -395,7 +395,9 @@ async function keywordSearchP50(context: AppContext, built: Built, questions: st
     const stages = await timed(context, async () => {
       await retrieve(context.db, context.embedder, { ...input, query });
     });
-    latencies.push(stages['sql.keywordSearch'] ?? 0);
+    const ms = stages['sql.keywordSearch'];
+    if (ms === undefined) throw new Error(`no statement of retrieve() in keyword mode looked like the keyword search (statementKind): ${Object.keys(stages).join(', ')}`);
+    latencies.push(ms);
   }
   return round(percentile(latencies, 0.5), 2);
 }

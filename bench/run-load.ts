@@ -12,6 +12,7 @@ export type LoadFigures = {
   p99WithTimeoutsMs: number;
   answered: number;
   non2xx: number;
+  status5xx: number;
   errors: number;
   timeouts: number;
 };
