@@ -32,8 +32,11 @@ CREATE TABLE keyword_lexemes (
   workspace_id uuid NOT NULL,
   chunks bigint NOT NULL,
   max_impact float8 NOT NULL,
-  PRIMARY KEY (knowledge_base_id, lexeme, slot) INCLUDE (workspace_id, chunks, max_impact)
-);
+  PRIMARY KEY (knowledge_base_id, lexeme, slot)
+) WITH (fillfactor = 70);
+-- No INCLUDE columns and room left in each page: every write updates these rows, and an update
+-- that changes no indexed column and finds room on its page is a heap-only tuple (no new index
+-- entry). A query reads a few rows per lexeme, so fetching them from the heap costs nothing.
 
 -- The slot of keyword_lexemes this transaction writes: the first of 16 that no other open
 -- transaction holds (a transaction-scoped advisory lock), remembered for the rest of the
