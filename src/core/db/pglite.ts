@@ -1,54 +1,69 @@
 import { mkdir } from 'node:fs/promises';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Db, Queryable, QueryResult } from './db.ts';
+import { PgliteThread } from './pglite-thread.ts';
+import { VECTOR_SEARCH_DEFAULTS } from './vector-search-defaults.ts';
 
-function wrap(target: PGlite | Transaction): Queryable {
+function queryable(thread: PgliteThread, tx?: number): Queryable {
   return {
-    async query<Row>(text: string, values: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      const result = await target.query<Row>(text, values as unknown[]);
-      // PGlite reports affectedRows 0 for a SELECT, where pg reports the rows returned.
-      return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
-    },
-    async exec(text: string): Promise<void> {
-      await target.exec(text);
-    },
+    query: <Row>(text: string, values: readonly unknown[] = []) => thread.call<QueryResult<Row>>({ kind: 'query', tx, text, values }),
+    exec: (text: string) => thread.call<void>({ kind: 'exec', tx, text }),
   };
 }
 
 /**
- * The embedded engine: PostgreSQL compiled to WebAssembly, in this process, stored in `dataDir`
- * (or in memory for `memory://`).
+ * The embedded engine: PostgreSQL compiled to WebAssembly, in this process but on a thread of its
+ * own (pglite-thread.ts), stored in `dataDir` (or in memory for `memory://`).
  *
  * PGlite has a single connection. Only its own `transaction()` isolates a transaction from other
  * callers (a manual BEGIN would interleave with concurrent queries), and it serializes
  * transactions, so races that exist on the server cannot show here: concurrency tests run on
- * PostgreSQL too.
+ * PostgreSQL too. A transaction here is opened on the thread with PGlite's `transaction()`, its
+ * statements carry its id, and it ends by a commit or rollback request.
  */
-export async function openPglite(dataDir: string, options: { loadDataDir?: Blob } = {}): Promise<Db> {
+export async function openPglite(dataDir: string): Promise<Db> {
   let unlock: () => Promise<void> = async () => undefined;
   if (!dataDir.startsWith('memory://')) {
     await mkdir(dataDir, { recursive: true });
     // Beside the directory, not in it: PGlite takes an empty directory for a new database.
     unlock = await lockDataDir(`${dataDir}.lock`, dataDir);
   }
-  let pglite: PGlite;
+  let thread: PgliteThread | undefined;
   try {
-    pglite = await PGlite.create({ dataDir, extensions: { vector }, loadDataDir: options.loadDataDir });
+    thread = new PgliteThread();
+    await thread.call({ kind: 'open', dataDir });
   } catch (error) {
+    await thread?.terminate();
     await unlock();
     throw error;
   }
-  const root = wrap(pglite);
+  const root = queryable(thread);
   return {
     engine: 'pglite',
+    // Set for the session at open (pglite-worker.ts): the query path then runs no transaction,
+    // which would wait for the ingestion's (see transaction-gate.ts).
+    vectorSearchDefaults: VECTOR_SEARCH_DEFAULTS,
     query: root.query,
     exec: root.exec,
-    transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
+    async transaction(work) {
+      const tx = await thread.call<number>({ kind: 'begin' });
+      let result;
+      try {
+        result = await work(queryable(thread, tx));
+      } catch (error) {
+        // The error of the work is the one to report, even when the rollback fails too (the thread died).
+        await thread.call({ kind: 'rollback', tx }).catch(() => undefined);
+        throw error;
+      }
+      await thread.call({ kind: 'commit', tx });
+      return result;
+    },
     async close() {
-      await pglite.close();
-      await unlock();
+      try {
+        await thread.close();
+      } finally {
+        await unlock();
+      }
     },
   };
 }

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Db, Queryable, QueryResult } from './db.ts';
 import { translateDbError } from './unavailable.ts';
+import { VECTOR_SEARCH_DEFAULTS } from './vector-search-defaults.ts';
 
 // COUNT(*) and other int8 values come back as strings by default; every count lore reads fits
 // in a double, and PGlite returns numbers, so both engines answer alike.
@@ -32,11 +33,6 @@ function wrap(target: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
-// What every connection of the pool starts with (see Db.vectorSearchDefaults). 75 is the depth of
-// the query path's hybrid search with its default topK (5 sources × 3 chunks × 5 candidates each);
-// deeper searches set theirs in a transaction.
-const VECTOR_SEARCH_DEFAULTS = { efSearch: 75 };
-
 /** The server engine: a connection pool to PostgreSQL 15+ with pgvector. */
 export async function openPostgres(options: PostgresOptions): Promise<Db> {
   const pool = new pg.Pool({
@@ -45,7 +41,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Db> {
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     keepAlive: true,
     idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
-    // Settings of an extension that is not loaded yet are kept by the server until it loads.
+    // Every connection starts with VECTOR_SEARCH_DEFAULTS. Settings of an extension that is not
+    // loaded yet are kept by the server until it loads.
     options: `-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=${VECTOR_SEARCH_DEFAULTS.efSearch}`,
   });
   // An idle client that loses its connection emits here; without a listener the process would

@@ -1,5 +1,6 @@
+import { yieldEvery } from '../../yield-every.ts';
 import type { Tokenizer } from './use-lite.ts';
-import { batches, normalize, type EmbeddingProvider, type EmbedOptions } from './provider.ts';
+import { normalize, type EmbeddingProvider, type EmbedOptions } from './provider.ts';
 import { DIMENSION, loadStaticTable, readVocabulary, type StaticTable, type Vocabulary } from './static-table.ts';
 
 /**
@@ -18,8 +19,6 @@ export type BuiltinFastEmbeddingOptions = {
   smoothing?: number;
   /** Worker threads that distil the table at the first start (default: one per core). */
   threads?: number;
-  /** Texts embedded between two turns of the event loop (default 64). */
-  batchSize?: number;
   /** Distils only the vocabulary ids below this (default: all 8,000); for tests. */
   tokens?: number;
   /** Principal directions removed from the table (default 128, see `static-table.ts`). */
@@ -66,11 +65,14 @@ export class BuiltinFastEmbeddingProvider implements EmbeddingProvider {
     if (this.closed) throw new Error('The builtin-fast embedder is closed.');
     const loaded = await this.load();
     const vectors: Float32Array[] = [];
-    for (const [index, part] of batches(texts, this.options.batchSize ?? 64).entries()) {
-      // A bulk call yields between batches so that requests keep being served meanwhile.
-      if (index > 0) await new Promise((resolve) => setImmediate(resolve));
+    // A bulk call yields between slices so that requests keep being served meanwhile. A chunk of
+    // 700 characters takes 0.4-1 ms: a yield every 64 texts held the thread for 60-400 ms at a
+    // time during an ingestion (bench/healthz-during-ingest.ts, issue 10).
+    const slice = yieldEvery();
+    for (const text of texts) {
+      await slice();
       options.signal?.throwIfAborted();
-      for (const text of part) vectors.push(embedText(text, loaded));
+      vectors.push(embedText(text, loaded));
     }
     return vectors;
   }

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { extname } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnWorker } from '../../spawn-worker.ts';
 import type { WorkerMessage, WorkerRequest } from './builtin-worker.ts';
 import { batches, embedDeduplicated, normalize, type EmbeddingProvider, type EmbedOptions } from './provider.ts';
 
@@ -165,19 +165,7 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
   }
 
   private spawn(): Thread {
-    // The sources are TypeScript run through tsx (see bin/lore.js); a worker thread starts without
-    // the parent's loader.
-    const extension = extname(new URL(import.meta.url).pathname);
-    const entry = new URL(`./builtin-worker${extension}`, import.meta.url).href;
-    // `--import tsx` in a worker's execArgv registers its hooks too late for the worker's own entry
-    // module on Node 20, so the worker registers tsx itself before importing its entry.
-    const worker =
-      extension === '.ts'
-        ? new Worker(
-            `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`,
-            { eval: true },
-          )
-        : new Worker(new URL(entry));
+    const worker = spawnWorker('./builtin-worker', import.meta.url);
     worker.unref();
     let markReady: (loadMs: number) => void = () => {};
     let markFailed: (error: Error) => void = () => {};

@@ -1,0 +1,138 @@
+/**
+ * The thread that owns the embedded database (see pglite-thread.ts): opens PGlite, runs the
+ * statements and transactions the main thread sends, and answers each request by its id.
+ */
+import { parentPort } from 'node:worker_threads';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import type { QueryResult } from './db.ts';
+import { TransactionGate } from './transaction-gate.ts';
+import { VECTOR_SEARCH_SETTINGS } from './vector-search-defaults.ts';
+
+/** `tx`: the id of the transaction a statement belongs to (the id of the request that began it). */
+export type PgliteRequest =
+  | { kind: 'open'; dataDir: string }
+  | { kind: 'query'; tx?: number; text: string; values: readonly unknown[] }
+  | { kind: 'exec'; tx?: number; text: string }
+  | { kind: 'begin' }
+  | { kind: 'commit' | 'rollback'; tx: number }
+  | { kind: 'close' };
+
+/** An error as it crosses threads: structured clone keeps only an Error's name, message and stack. */
+export type ThreadError = { message: string; stack?: string; fields: Record<string, unknown> };
+
+export type PgliteMessage = { id: number; request: PgliteRequest };
+export type PgliteReply = { id: number; value?: unknown } | { id: number; error: ThreadError };
+
+type OpenTransaction = { tx: Transaction; finish(commit: boolean): void; done: Promise<void> };
+
+const port = parentPort!;
+let pglite: PGlite | undefined;
+const transactions = new Map<number, OpenTransaction>();
+const gate = new TransactionGate();
+// Rejects a transaction's callback so that PGlite rolls it back; only ever seen here.
+const ROLLBACK = Symbol('rollback');
+
+function database(): PGlite {
+  if (!pglite) throw new Error('The embedded database is not open.');
+  return pglite;
+}
+
+function transaction(tx: number): Transaction {
+  const open = transactions.get(tx);
+  if (!open) throw new Error('The transaction has already ended.');
+  return open.tx;
+}
+
+/**
+ * Opens a transaction with PGlite's own `transaction()`: it holds PGlite's transaction lock until
+ * the main thread commits or rolls back, so root statements wait meanwhile, as they did when
+ * PGlite ran on the main thread. Resolves once BEGIN has run.
+ */
+function begin(id: number): Promise<void> {
+  return new Promise((started, failed) => {
+    let finish!: (commit: boolean) => void;
+    const ended = new Promise<void>((resolve, reject) => {
+      finish = (commit) => (commit ? resolve() : reject(ROLLBACK));
+    });
+    const done = database().transaction(async (tx) => {
+      transactions.set(id, { tx, finish, done });
+      started();
+      await ended;
+    });
+    // Only a failed BEGIN lands here before `started`; later outcomes go to commit or rollback.
+    done.catch(failed);
+  });
+}
+
+async function end(tx: number, commit: boolean): Promise<void> {
+  const open = transactions.get(tx);
+  if (!open) throw new Error('The transaction has already ended.');
+  transactions.delete(tx);
+  open.finish(commit);
+  await open.done.catch((error: unknown) => {
+    if (error !== ROLLBACK) throw error;
+  });
+}
+
+async function handle(id: number, request: PgliteRequest): Promise<unknown> {
+  switch (request.kind) {
+    case 'open':
+      pglite = await PGlite.create({ dataDir: request.dataDir, extensions: { vector } });
+      // PGlite is one session: what is set here holds for every later statement.
+      await pglite.exec(VECTOR_SEARCH_SETTINGS);
+      return undefined;
+    case 'query': {
+      const { tx, text, values } = request;
+      const run = () => (tx === undefined ? database() : transaction(tx)).query<Record<string, unknown>>(text, values as unknown[]);
+      const result = await (tx === undefined ? gate.statement(run) : run());
+      // PGlite reports affectedRows 0 for a SELECT, where pg reports the rows returned.
+      return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) } satisfies QueryResult<unknown>;
+    }
+    case 'exec': {
+      const { tx, text } = request;
+      const run = () => (tx === undefined ? database() : transaction(tx)).exec(text);
+      await (tx === undefined ? gate.statement(run) : run());
+      return undefined;
+    }
+    case 'begin':
+      await gate.turn();
+      await begin(id);
+      return id;
+    case 'commit':
+    case 'rollback':
+      return end(request.tx, request.kind === 'commit');
+    case 'close':
+      await pglite?.close();
+      return undefined;
+  }
+}
+
+/**
+ * PGlite's DatabaseError carries PostgreSQL's fields (code, detail, constraint, ...) as own
+ * properties; they travel as plain values. The statement and its parameters stay behind: the
+ * main thread puts back the ones it sent instead of receiving a copy.
+ */
+function describe(error: unknown): ThreadError {
+  if (!(error instanceof Error)) return { message: String(error), fields: {} };
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(error)) {
+    if (key === 'query' || key === 'params' || key === 'queryOptions') continue;
+    if (value === undefined || value === null || ['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value;
+  }
+  return { message: error.message, stack: error.stack, fields: { name: error.name, ...fields } };
+}
+
+port.on('message', ({ id, request }: PgliteMessage) => {
+  handle(id, request).then(
+    (value) => {
+      try {
+        port.postMessage({ id, value } satisfies PgliteReply);
+      } catch (error) {
+        // A value structured clone cannot copy fails its request, not the thread.
+        port.postMessage({ id, error: describe(error) } satisfies PgliteReply);
+      }
+    },
+    (error: unknown) => port.postMessage({ id, error: describe(error) } satisfies PgliteReply),
+  );
+});
