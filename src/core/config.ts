@@ -62,6 +62,17 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_IP_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1000000, default: 60, description: 'Anonymous queries per minute from one client IP.' }),
   RATE_LIMIT_SESSION_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1000000, default: 30, description: 'Anonymous queries per minute in one session.' }),
   TRUST_PROXY: Type.Boolean({ default: false, description: 'Take the client IP from X-Forwarded-For (behind a reverse proxy).' }),
+  WEBHOOKS_ALLOW_HTTP: Type.Boolean({ default: false, description: 'Accept plain http webhook URLs (development only).' }),
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: Type.Boolean({
+    default: false,
+    description: 'Let webhooks reach loopback, private, link-local and metadata addresses (development and tests only).',
+  }),
+  WEBHOOKS_RETRY_SCHEDULE: Type.String({
+    pattern: '^\\s*\\d+(ms|s|m|h)\\s*(,\\s*\\d+(ms|s|m|h)\\s*)*$',
+    default: '5s,5m,30m,2h,5h,10h,10h',
+    description: 'Waits before each retry of a failed webhook delivery (the first attempt is immediate); units ms, s, m, h.',
+  }),
+  WEBHOOKS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120000, default: 15000, description: 'Time limit of one webhook delivery attempt.' }),
   BOOTSTRAP: choice(
     ['auto', 'never'],
     'auto',
@@ -106,6 +117,7 @@ export type Config = Readonly<{
   ingestionMaxAttempts: number;
   jsonBodyLimitBytes: number;
   multipartLimitBytes: number;
+  webhooks: Readonly<{ allowHttp: boolean; allowPrivateTargets: boolean; retryScheduleMs: readonly number[]; timeoutMs: number }>;
 }>;
 
 /** Thrown when the environment is invalid; the message names every bad variable. */
@@ -114,6 +126,16 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
     this.name = 'ConfigError';
   }
+}
+
+const durationUnits = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** `5s,5m,2h` → milliseconds each; the schema's pattern has checked the syntax. */
+function parseDurations(list: string): number[] {
+  return list.split(',').map((item) => {
+    const [, amount, unit] = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(item)!;
+    return Number(amount) * durationUnits[unit as keyof typeof durationUnits];
+  });
 }
 
 const secretVariables = new Set(['ADMIN_API_KEY', 'TOKEN_SECRET', 'OPENAI_API_KEY', 'DATABASE_URL', 'REDIS_URL']);
@@ -195,6 +217,12 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     ingestionMaxAttempts: valid.INGESTION_MAX_ATTEMPTS,
     jsonBodyLimitBytes: Math.round(valid.JSON_BODY_LIMIT_MB * 1024 * 1024),
     multipartLimitBytes: Math.round(valid.MULTIPART_LIMIT_MB * 1024 * 1024),
+    webhooks: Object.freeze({
+      allowHttp: valid.WEBHOOKS_ALLOW_HTTP,
+      allowPrivateTargets: valid.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
+      retryScheduleMs: Object.freeze(parseDurations(valid.WEBHOOKS_RETRY_SCHEDULE)),
+      timeoutMs: valid.WEBHOOKS_TIMEOUT_MS,
+    }),
   } as Config);
 }
 

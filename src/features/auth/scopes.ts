@@ -10,6 +10,8 @@ export const knownScopes = [
   'sessions:read',
   'sessions:write',
   'clients:write',
+  'webhooks:read',
+  'webhooks:write',
   '*',
 ] as const;
 

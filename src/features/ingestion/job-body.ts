@@ -46,10 +46,13 @@ function members(value: object): Member[] {
   return Object.entries(value).map(([name, member]) => [name, JSON.stringify(member)]);
 }
 
-/** Throughput so far and the time left at that rate; null unless the job is processing. */
-function eta(row: JobRow, processed: number): Job['data']['eta'] {
+/** The fields of a job row that its body shows besides the results. */
+export type JobFields = Omit<JobRow, 'workspace_id' | 'payload' | 'results_version'>;
+
+/** Throughput so far (at `now`) and the time left at that rate; null unless the job is processing. */
+function eta(row: JobFields, processed: number, now: number): Job['data']['eta'] {
   if (row.status !== 'processing' || !row.started_at || processed === 0) return null;
-  const seconds = Math.max((Date.now() - row.started_at.getTime()) / 1000, 0.001);
+  const seconds = Math.max((now - row.started_at.getTime()) / 1000, 0.001);
   const recordsPerSecond = processed / seconds;
   return {
     recordsPerSecond: Math.round(recordsPerSecond * 10) / 10,
@@ -57,8 +60,8 @@ function eta(row: JobRow, processed: number): Job['data']['eta'] {
   };
 }
 
-/** A job but its results and payload, in JobSchema's order. */
-function envelope(row: JobRow, counts: Counts): Omit<Job, 'data' | 'payload'> & { data: Omit<Job['data'], 'results'> } {
+/** A job but its results and payload, in JobSchema's order, as it stood at `now` (webhook payloads show a past moment). */
+export function jobWithoutResults(row: JobFields, counts: Counts, now = Date.now()): Omit<Job, 'data' | 'payload'> & { data: Omit<Job['data'], 'results'> } {
   return {
     id: row.id,
     status: row.status,
@@ -74,7 +77,7 @@ function envelope(row: JobRow, counts: Counts): Omit<Job, 'data' | 'payload'> & 
         failed: counts.failed,
         skipped: counts.skipped,
       },
-      eta: eta(row, counts.processed),
+      eta: eta(row, counts.processed, now),
       timings: row.timings,
     },
     result: {
@@ -95,7 +98,7 @@ function envelope(row: JobRow, counts: Counts): Omit<Job, 'data' | 'payload'> & 
 
 /** One job's JSON (JobSchema), its results spliced in as serialized, its payload as stored. */
 export function jobJson(row: JobRow, results: JobResults): JsonPieces {
-  const { id, status, data, result, ...times } = envelope(row, results.counts);
+  const { id, status, data, result, ...times } = jobWithoutResults(row, results.counts);
   return object([
     ...members({ id, status }),
     ['data', object([...members(data), ['results', results.json]])],
