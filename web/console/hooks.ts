@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.ts';
 
 // Polling starts at 1 s (a running job visibly moves), and each answer that changed nothing
@@ -28,6 +28,7 @@ export type Loaded<T> = {
 export function useData<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[], poll?: (data: T) => boolean): Loaded<T> {
   const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: true });
   const [generation, setGeneration] = useState(0);
+  const loadedGeneration = useRef(generation);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -58,7 +59,11 @@ export function useData<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
         if (poll && !clientError) schedule(false);
       }
     }
-    setState({ data: undefined, error: undefined, loading: true });
+    // New deps clear the old answer (a filter change must not show the old list); a refresh keeps
+    // it on screen, with whatever the operator opened below it, until the new answer arrives.
+    const refreshing = loadedGeneration.current !== generation;
+    loadedGeneration.current = generation;
+    if (!refreshing) setState({ data: undefined, error: undefined, loading: true });
     void run();
     return () => {
       controller.abort();
@@ -85,4 +90,32 @@ export function useRoute(): string[] {
 /** Goes to a console route (`navigate('jobs', id)`). */
 export function navigate(...segments: string[]): void {
   window.location.hash = `#/${segments.map(encodeURIComponent).join('/')}`;
+}
+
+export type Action = {
+  busy: boolean;
+  /** The error of the last run, if it failed. */
+  error: unknown;
+  /** Runs `action` (one at a time); true when it succeeded. */
+  run: (action: () => Promise<unknown>) => Promise<boolean>;
+};
+
+/** The state of an operator's action (a button click): busy while it runs, then its error. */
+export function useAction(): Action {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const run = async (action: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      return true;
+    } catch (caught) {
+      setError(caught);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run };
 }

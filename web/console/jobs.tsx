@@ -1,12 +1,44 @@
 import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
-import { useData } from './hooks.ts';
+import { useAction, useData } from './hooks.ts';
 import type { Job, JobStatus, RecordResult } from './types.ts';
 import { DetailPage, ErrorNotice, formatTime, PagedTable, ProgressBar, StatusBadge, Table, useApi, useNames } from './ui.tsx';
 
 const statuses: JobStatus[] = ['pending', 'processing', 'completed', 'failed', 'cancelled'];
 const jobsPath = '/api/v2/data-ingestion/jobs';
 const pageSize = 20;
+
+// The file names this tab uploaded, by job id: a pending `files` job has no results yet to name them.
+const uploadedFileNames = new Map<string, string[]>();
+
+/** Keeps the names of the files a job was created from, for the job list. */
+export function rememberFileNames(jobId: string, names: string[]): void {
+  uploadedFileNames.set(jobId, names);
+}
+
+/**
+ * The files a `files` job ingests: its results' record ids (a file's name unless a manifest gave
+ * it another id), or the names this tab uploaded; empty for other adapters' jobs.
+ */
+export function fileNamesOf(job: Job): string[] {
+  if (job.data.results.length > 0 && job.data.adapterType === 'files') return job.data.results.map((result) => result.sourceId);
+  return uploadedFileNames.get(job.id) ?? [];
+}
+
+const namesShown = 3;
+
+/** Up to three file names of a job, and how many more. */
+function FileNames({ job }: { job: Job }) {
+  const names = fileNamesOf(job);
+  if (names.length === 0) return null;
+  const more = names.length - namesShown;
+  return (
+    <span class="file-names" title={names.join('\n')}>
+      {names.slice(0, namesShown).join(', ')}
+      {more > 0 ? ` and ${more} more` : ''}
+    </span>
+  );
+}
 
 function isRunning(job: Job): boolean {
   return job.status === 'pending' || job.status === 'processing';
@@ -28,19 +60,9 @@ async function downloadPayload(api: Api, jobId: string): Promise<void> {
 /** The Payload and Cancel buttons of a job, with the error of the last click. */
 function JobActions({ job, onChanged }: { job: Job; onChanged: () => void }) {
   const api = useApi();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const act = async (action: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await action();
-      onChanged();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    if (await run(action)) onChanged();
   };
   return (
     <div class="actions">
@@ -137,7 +159,10 @@ export function JobsView({ notice }: { notice?: string | undefined }) {
             <td>
               <StatusBadge status={job.status} />
             </td>
-            <td>{job.data.adapterType}</td>
+            <td>
+              {job.data.adapterType}
+              <FileNames job={job} />
+            </td>
             <td>{names.get(job.data.knowledgeBaseId) ?? <code>{job.data.knowledgeBaseId.slice(0, 8)}</code>}</td>
             <td class="progress-cell">
               <JobProgress job={job} />
@@ -221,7 +246,10 @@ export function JobView({ jobId }: { jobId: string }) {
               <StatusBadge status={value.status} />
             </dd>
             <dt>Adapter</dt>
-            <dd>{value.data.adapterType}</dd>
+            <dd>
+              {value.data.adapterType}
+              <FileNames job={value} />
+            </dd>
             <dt>Knowledge base</dt>
             <dd>
               <a href={`#/knowledge-bases/${value.data.knowledgeBaseId}`}>

@@ -13,6 +13,7 @@ import { SessionsView, SessionView } from './sessions.tsx';
 import { styles } from './styles.ts';
 import { ApiContext, ErrorNotice } from './ui.tsx';
 import { UploadView } from './upload.tsx';
+import { WebhooksView, WebhookView } from './webhooks.tsx';
 
 function SignIn({ onSignedIn, reason }: { onSignedIn: (session: Session) => void; reason: string | undefined }) {
   const [error, setError] = useState<unknown>();
@@ -64,9 +65,10 @@ const sections = [
   ['experiences', 'Experiences'],
   ['playground', 'Playground'],
   ['sessions', 'Sessions'],
+  ['webhooks', 'Webhooks'],
 ] as const;
 
-function Page({ route, notice, onCreated }: { route: string[]; notice: string | undefined; onCreated: (jobId: string) => void }) {
+function Page({ route, notice, onCreated }: { route: string[]; notice: string | undefined; onCreated: (jobIds: string[]) => void }) {
   const [section = 'jobs', id, child, childId] = route;
   switch (section) {
     case 'jobs':
@@ -83,6 +85,8 @@ function Page({ route, notice, onCreated }: { route: string[]; notice: string | 
     case 'sessions':
       if (id === 'experience') return <SessionsView experienceId={child} />;
       return id ? <SessionView sessionId={id} /> : <SessionsView experienceId={undefined} />;
+    case 'webhooks':
+      return id ? <WebhookView webhookId={id} /> : <WebhooksView />;
     default:
       return (
         <p class="notice error" role="alert">
@@ -149,8 +153,8 @@ function Console() {
         <Page
           route={route}
           notice={notice}
-          onCreated={(jobId) => {
-            setNotice(`Job ${jobId} was created.`);
+          onCreated={(jobIds) => {
+            setNotice(jobIds.length === 1 ? `Job ${jobIds[0]} was created.` : `${jobIds.length} jobs were created: ${jobIds.join(', ')}.`);
             navigate('jobs');
           }}
         />

@@ -37,11 +37,11 @@ th { font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: v
 .progress-fill { height: 100%; background: var(--accent); transition: width .4s ease; }
 .progress-text { font-size: 12px; color: var(--muted); white-space: nowrap; font-variant-numeric: tabular-nums; min-width: 9.5em; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; background: var(--line); }
-.badge-completed, .badge-success, .badge-active { background: #d6f2e0; color: #135c32; }
+.badge-completed, .badge-success, .badge-active, .badge-enabled, .badge-delivered { background: #d6f2e0; color: #135c32; }
 .badge-failed { background: #fbdcd9; color: #8c2119; }
 .badge-processing { background: #dbe4ff; color: #233f9c; }
 .badge-pending, .badge-skipped { background: #fdeccc; color: #7a4e00; }
-.badge-cancelled, .badge-deleted { background: #e4e7ec; color: #475467; }
+.badge-cancelled, .badge-deleted, .badge-disabled { background: #e4e7ec; color: #475467; }
 .counts .bad { color: var(--bad); font-weight: 600; }
 .result-failed td { background: color-mix(in srgb, var(--bad) 8%, transparent); }
 .notice { padding: 10px 14px; border-radius: 8px; border: 1px solid var(--line); background: var(--card); margin: 10px 0; }
@@ -62,6 +62,32 @@ th { font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: v
 .upload .dropzone label { display: inline-block; }
 .dropzone label:focus-within { outline: 2px solid var(--accent); outline-offset: 2px; }
 .dropzone.dragging { border-color: var(--accent); background: color-mix(in srgb, var(--accent) 8%, var(--card)); }
+.file-list { list-style: none; padding: 0; margin: 12px 0 0; text-align: left; display: grid; gap: 6px; }
+.file-list li { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
+.file-name { flex: 1; min-width: 0; overflow-wrap: anywhere; }
+.file-names { display: block; font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }
+.webhook-form { display: grid; gap: 12px; max-width: 640px; }
+.webhook-form > label { display: grid; gap: 4px; }
+.webhook-form input:not([type="checkbox"]) { width: 100%; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; margin: 0; display: flex; flex-wrap: wrap; gap: 6px 16px; }
+legend { padding: 0 4px; }
+.check { display: inline-flex; align-items: center; gap: 4px; }
+.secret-panel { border-color: var(--warn); }
+.secret-row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+.secret { background: var(--bg); padding: 4px 8px; border-radius: 6px; overflow-wrap: anywhere; user-select: all; min-width: 0; }
+.confirm { border-color: var(--bad); }
+.url, .facts dd, table.stack td { overflow-wrap: anywhere; }
+.webhook-actions { margin: 12px 0; }
+.webhook-actions > .actions { margin-left: 0; }
+@media (max-width: 720px) {
+  .page { padding: 12px; }
+  .top { padding: 10px 12px; gap: 8px; }
+  table.stack, table.stack tbody, table.stack tr { display: block; }
+  table.stack thead { display: none; }
+  table.stack tr { border-bottom: 1px solid var(--line); padding: 6px 0; }
+  table.stack td { display: grid; grid-template-columns: 7.5em minmax(0, 1fr); gap: 8px; border: 0; padding: 3px 10px; }
+  table.stack td::before { content: attr(data-label); color: var(--muted); font-size: 12px; }
+}
 .playground { width: 100%; height: 640px; border: 1px solid var(--line); border-radius: 10px; background: #fff; margin-top: 12px; }
 .transcript { padding-left: 0; list-style: none; }
 .message { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px; margin-bottom: 10px; }

@@ -142,8 +142,10 @@ describe(`operator console in Chromium (${engine})`, () => {
       zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
     });
     await waitForText(page.locator('.dropzone'), 'dropped.json (15 B)');
-    await page.locator('input[type=file][name=data]').setInputFiles(contentHubExport);
+    await page.getByRole('button', { name: 'Remove dropped.json' }).click();
+    await page.locator('input[type=file][name=files]').setInputFiles(contentHubExport);
     await waitForText(page.locator('.dropzone'), 'content-hub-export.json');
+    assert.equal(await page.getByRole('list', { name: 'Chosen files' }).getByRole('listitem').count(), 1);
     await page.getByLabel('Adapter').selectOption('content-hub');
     assert.equal(await page.getByLabel('Knowledge base').inputValue(), knowledgeBaseId);
     await page.getByRole('button', { name: 'Create job' }).click();
