@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { useAction, useData } from './hooks.ts';
 import type { Job, JobStatus, RecordResult } from './types.ts';
-import { DetailPage, ErrorNotice, formatTime, PagedTable, ProgressBar, StatusBadge, Table, useApi, useNames } from './ui.tsx';
+import { Cell, DetailPage, ErrorNotice, formatTime, PagedTable, ProgressBar, StatusBadge, Table, useApi, useNames } from './ui.tsx';
 
 const statuses: JobStatus[] = ['pending', 'processing', 'completed', 'failed', 'cancelled'];
 const jobsPath = '/api/v2/data-ingestion/jobs';
@@ -146,36 +146,36 @@ export function JobsView({ notice }: { notice?: string | undefined }) {
         offset={offset}
         limit={pageSize}
         onOffset={setOffset}
-        name="jobs"
+        name="jobs stack"
         columns={['Created', 'Status', 'Adapter', 'Knowledge base', 'Progress', 'Records', 'Actions']}
         empty={`No jobs${status ? ` with status ${status}` : ''}.`}
         row={(job) => (
           <tr key={job.id} data-job-id={job.id}>
-            <td>
+            <Cell label="Created">
               <a href={`#/jobs/${job.id}`} title={job.id}>
                 {formatTime(job.created_at)}
               </a>
-            </td>
-            <td>
+            </Cell>
+            <Cell label="Status">
               <StatusBadge status={job.status} />
-            </td>
-            <td>
+            </Cell>
+            <Cell label="Adapter">
               {job.data.adapterType}
               <FileNames job={job} />
-            </td>
-            <td>{names.get(job.data.knowledgeBaseId) ?? <code>{job.data.knowledgeBaseId.slice(0, 8)}</code>}</td>
-            <td class="progress-cell">
+            </Cell>
+            <Cell label="Knowledge base">{names.get(job.data.knowledgeBaseId) ?? <code>{job.data.knowledgeBaseId.slice(0, 8)}</code>}</Cell>
+            <Cell label="Progress" class="progress-cell">
               <JobProgress job={job} />
-            </td>
-            <td>
+            </Cell>
+            <Cell label="Records">
               <Counts job={job} />
-            </td>
-            <td>
+            </Cell>
+            <Cell label="Actions">
               <a class="button" href={`#/jobs/${job.id}`}>
                 Details
               </a>
               <JobActions job={job} onChanged={jobs.refresh} />
-            </td>
+            </Cell>
           </tr>
         )}
       />

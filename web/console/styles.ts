@@ -85,7 +85,8 @@ legend { padding: 0 4px; }
   table.stack, table.stack tbody, table.stack tr { display: block; }
   table.stack thead { display: none; }
   table.stack tr { border-bottom: 1px solid var(--line); padding: 6px 0; }
-  table.stack td { display: grid; grid-template-columns: 7.5em minmax(0, 1fr); gap: 8px; border: 0; padding: 3px 10px; }
+  table.stack td { display: grid; grid-template-columns: 7.5em minmax(0, 1fr); gap: 8px; border: 0; padding: 3px 10px; min-width: 0; }
+  table.stack .progress, table.stack .progress-cell { min-width: 0; }
   table.stack td::before { content: attr(data-label); color: var(--muted); font-size: 12px; }
 }
 .playground { width: 100%; height: 640px; border: 1px solid var(--line); border-radius: 10px; background: #fff; margin-top: 12px; }

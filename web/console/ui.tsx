@@ -93,6 +93,15 @@ export function LoadedView<T>({ loaded, children }: { loaded: Loaded<T>; childre
   );
 }
 
+/** A cell of a `stack` table: it names its column, so a narrow screen shows each row as a labelled card. */
+export function Cell({ label, children, class: className }: { label: string; children: ComponentChildren; class?: string }) {
+  return (
+    <td data-label={label} class={className}>
+      <div>{children}</div>
+    </td>
+  );
+}
+
 type TableProps<Row> = { name: string; columns: string[]; rows: Row[]; empty: string; row: (item: Row) => VNode };
 
 /** A table with one header row, or the `empty` line when there are no rows. */

@@ -19,6 +19,8 @@ export const multipartLimitBytes = 30 * 1024 * 1024;
 // bytes a part), so a job packed to the limit is not refused for its envelope.
 const formFieldsBytes = 16 * 1024;
 const partHeaderBytes = 512;
+// The service's limit of file parts in one request (MULTIPART_MAX_FILES).
+export const maxFilesPerJob = 1000;
 
 /** JSON and JSON Lines by extension; anything else goes to the `files` adapter, which detects its type by content. */
 export function fileKind(name: string): FileKind {
@@ -30,16 +32,16 @@ export function fileKind(name: string): FileKind {
 
 /**
  * Documents grouped into jobs, in the order chosen: a job takes files until the next one would
- * push its body past `limitBytes`. A file larger than the limit by itself gets a job of its own
+ * push its body past `limitBytes` or its count past `maxFiles`. A file larger than the limit by itself gets a job of its own
  * (the service refuses it with its 413, which names the limit).
  */
-export function packDocuments<File extends FileLike>(files: File[], limitBytes = multipartLimitBytes): File[][] {
+export function packDocuments<File extends FileLike>(files: File[], limitBytes = multipartLimitBytes, maxFiles = maxFilesPerJob): File[][] {
   const jobs: File[][] = [];
   let current: File[] = [];
   let bytes = formFieldsBytes;
   for (const file of files) {
     const size = file.size + partHeaderBytes;
-    if (current.length > 0 && bytes + size > limitBytes) {
+    if (current.length > 0 && (bytes + size > limitBytes || current.length >= maxFiles)) {
       jobs.push(current);
       current = [];
       bytes = formFieldsBytes;

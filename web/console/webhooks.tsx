@@ -1,19 +1,13 @@
-import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { navigate, useAction, useData } from './hooks.ts';
 import type { Webhook, WebhookDelivery, WebhookEvent, WebhookWithSecret } from './types.ts';
-import { DetailPage, ErrorNotice, formatTime, PagedTable, RequireScope, StatusBadge, useApi } from './ui.tsx';
+import { Cell, DetailPage, ErrorNotice, formatTime, PagedTable, RequireScope, StatusBadge, useApi } from './ui.tsx';
 
 const webhooksPath = '/api/v2/webhooks';
 const pageSize = 20;
 const webhookEvents: WebhookEvent[] = ['job.started', 'job.progress', 'job.completed', 'job.failed', 'job.cancelled'];
 // What a new endpoint subscribes to unless the operator picks otherwise: the end of each job.
 const defaultEvents: WebhookEvent[] = ['job.completed', 'job.failed'];
-
-/** A table cell that names its column, so a narrow screen can show each row as a labelled card. */
-function Cell({ label, children }: { label: string; children: ComponentChildren }) {
-  return <td data-label={label}>{children}</td>;
-}
 
 /** Copies `text`: the Clipboard API where the page may use it, else the selected text with the older copy command. */
 async function copyText(text: string, element: HTMLElement | null): Promise<boolean> {

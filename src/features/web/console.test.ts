@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Logger } from 'pino';
 import type { Locator, Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
+import { openSection, signInConsole, WAIT_MS, waitForText } from '../../../test/console-page.ts';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, submit, waitForJob } from '../../../test/ingestion.ts';
@@ -20,19 +21,6 @@ import type { IngestionWorker } from '../ingestion/worker.ts';
 
 const contentHubExport = fileURLToPath(new URL('../ingestion/adapters/fixtures/content-hub-export.json', import.meta.url));
 const screenshotPath = fileURLToPath(new URL('../../../docs/images/console.png', import.meta.url));
-const WAIT_MS = 20_000;
-
-/** Waits until the locator's text contains `text` (polling, as the console updates live). */
-async function waitForText(locator: Locator, text: string | RegExp): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = (await locator.count()) > 0 ? await locator.first().innerText() : '';
-    if (typeof text === 'string' ? last.includes(text) : text.test(last)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`expected ${String(text)} in ${String(locator)}; last text: ${JSON.stringify(last)}`);
-}
 
 /** Waits until the job table lists exactly these jobs (a filter change first clears the old list). */
 async function waitForJobRows(page: Page, jobIds: string[]): Promise<void> {
@@ -45,11 +33,6 @@ async function waitForJobRows(page: Page, jobIds: string[]): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`expected the jobs ${expected.join(', ')}; shown: ${shown.join(', ')}`);
-}
-
-/** Opens a section of the console from its navigation bar. */
-async function openSection(page: Page, name: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true }).click();
 }
 
 async function progressOf(row: Locator): Promise<number> {
@@ -76,14 +59,6 @@ describe(`operator console in Chromium (${engine})`, () => {
   async function stopWorkers(): Promise<void> {
     await Promise.all(workers.map((worker) => worker.stop()));
     workers = [];
-  }
-
-  async function signIn(target: Page, client: { clientId: string; clientSecret: string }): Promise<void> {
-    await target.goto(`${server.url}/console`);
-    await target.getByLabel('Client id').fill(client.clientId);
-    await target.getByLabel('Client secret').fill(client.clientSecret);
-    await target.getByRole('button', { name: 'Sign in' }).click();
-    await target.getByRole('navigation', { name: 'Sections' }).waitFor();
   }
 
   before(async () => {
@@ -120,7 +95,7 @@ describe(`operator console in Chromium (${engine})`, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await waitForText(page.getByRole('alert'), '401 Unauthorized. The client credentials are invalid.');
 
-    await signIn(page, credentials);
+    await signInConsole(page, server.url, credentials);
     const stored = await page.evaluate(() => JSON.parse(sessionStorage.getItem('lore.console.session') ?? 'null'));
     assert.equal(stored.clientId, credentials.clientId);
     assert.deepEqual(stored.scopes, ['*']);
@@ -358,7 +333,7 @@ describe(`operator console in Chromium (${engine})`, () => {
     const readOnly = await server.createClient(workspaceId, ['data-ingestion:read']);
     const second = await browser.context.newPage();
     try {
-      await signIn(second, readOnly);
+      await signInConsole(second, server.url, readOnly);
       const row = second.locator(`tr[data-job-id="${jobId}"]`);
       await waitForText(row, 'pending');
       await row.getByRole('button', { name: 'Cancel' }).click();
