@@ -348,6 +348,9 @@ describe(`operator console in Chromium (${engine})`, () => {
       assert.equal(await second.getByRole('button', { name: 'Create job' }).count(), 0);
       await openSection(second, 'Sessions');
       await waitForText(second.locator('.scope-missing'), 'lacks the scope sessions:read');
+      await openSection(second, 'Webhooks');
+      await waitForText(second.locator('.scope-missing'), 'lacks the scope webhooks:read');
+      assert.equal(await second.getByRole('button', { name: 'New endpoint' }).count(), 0);
     } finally {
       await second.close();
     }
