@@ -25,6 +25,7 @@ import { registerRetrieveRoutes } from './features/retrieval/retrieve.routes.ts'
 import { registerSessionRoutes } from './features/sessions/sessions.routes.ts';
 import { registerWorkspaceAdminRoutes } from './features/workspaces/workspaces.routes.ts';
 import { registerWebRoutes } from './features/web/web.routes.ts';
+import { registerWebhookRoutes } from './features/webhooks/webhooks.routes.ts';
 
 /** Every feature of the service, in the order their routes are registered. */
 const features: Feature[] = [
@@ -40,6 +41,7 @@ const features: Feature[] = [
   registerQueryRoutes,
   registerWebRoutes,
   registerSessionRoutes,
+  registerWebhookRoutes,
 ];
 
 /**

@@ -12,6 +12,8 @@ import { createAnswerGenerators } from './core/providers/generation/create.ts';
 import { resolveSecrets } from './core/secrets.ts';
 import { releaseOrphanedJobs } from './features/ingestion/queue.ts';
 import { IngestionWorker } from './features/ingestion/worker.ts';
+import { releaseOrphanedDeliveries } from './features/webhooks/delivery-queue.ts';
+import { WebhookDispatcher } from './features/webhooks/dispatcher.ts';
 import { firstStart, firstStartBlock } from './features/workspaces/first-start.ts';
 
 export type RunningServer = { app: App; context: AppContext; url: string; close(): Promise<void> };
@@ -35,6 +37,13 @@ export function startWorkers(count: number, config: Config, deps: { db: Db; embe
   });
 }
 
+/** Starts this process's webhook dispatcher (beside its ingestion workers). */
+export function startWebhookDispatcher(config: Config, deps: { db: Db; log: Logger }): WebhookDispatcher {
+  const dispatcher = new WebhookDispatcher(deps, { pollMs: config.ingestionPollMs, webhooks: config.webhooks });
+  dispatcher.start();
+  return dispatcher;
+}
+
 /**
  * Opens the database, applies migrations, resolves secrets, seeds a first start, listens, then
  * starts this process's ingestion workers (INGESTION_WORKERS).
@@ -49,10 +58,13 @@ export async function startServer(config: Config, options: StartOptions): Promis
     if (db.engine === 'pglite') {
       const resumed = await releaseOrphanedJobs(db);
       if (resumed > 0) options.logger.info({ jobs: resumed }, 'resuming jobs left by a process that stopped without releasing them');
+      const resent = await releaseOrphanedDeliveries(db);
+      if (resent > 0) options.logger.info({ deliveries: resent }, 'resending webhook deliveries left in flight by a process that stopped');
     }
     const { secrets, generatedAdminKey } = await resolveSecrets(config);
     const embedder = createEmbeddingProvider(config);
     const workers: IngestionWorker[] = [];
+    let dispatcher: WebhookDispatcher | undefined;
     const context: AppContext = {
       config,
       db,
@@ -64,7 +76,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     };
     app = await buildApp(context, { logger: options.logger });
     app.addHook('onClose', async () => {
-      await Promise.all(workers.map((worker) => worker.stop()));
+      await Promise.all([...workers.map((worker) => worker.stop()), dispatcher?.stop()]);
       await embedder.close();
     });
     await app.listen({ port: config.port, host: config.host });
@@ -77,6 +89,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
     const created = await firstStart(context);
     if (created) print(firstStartBlock(created, url));
     workers.push(...startWorkers(config.ingestionWorkers, config, { db, embedder, log: options.logger }));
+    // Webhooks go out where jobs run: with INGESTION_WORKERS=0 that is the `lore worker` processes.
+    if (workers.length > 0) dispatcher = startWebhookDispatcher(config, { db, log: options.logger });
     options.logger.info({ url, engine: db.engine, ingestionWorkers: workers.length }, 'lore is listening');
     const running = app;
     return {

@@ -78,20 +78,21 @@ program
 
 program
   .command('worker')
-  .description('Process ingestion jobs (any number of these may run against one PostgreSQL database)')
+  .description('Process ingestion jobs and send webhooks (any number of these may run against one PostgreSQL database)')
   .option('--concurrency <n>', 'jobs processed at once by this process', '1')
   .action(async (options: { concurrency: string }) => {
     const settings = config();
     const logger = createLogger(settings);
     const db = await openDb(settings);
     await migrate(db);
-    const [{ startWorkers }, { createEmbeddingProvider }] = await Promise.all([loadServer(), loadEmbedder()]);
+    const [{ startWorkers, startWebhookDispatcher }, { createEmbeddingProvider }] = await Promise.all([loadServer(), loadEmbedder()]);
     const embedder = createEmbeddingProvider(settings);
     const workers = startWorkers(Math.max(1, Number(options.concurrency) || 1), settings, { db, embedder, log: logger });
+    const dispatcher = startWebhookDispatcher(settings, { db, log: logger });
     logger.info({ workers: workers.length, engine: db.engine }, 'lore worker started');
     const stop = async (signal: string) => {
       logger.info({ signal }, 'worker stopping: releasing jobs in progress');
-      await Promise.all(workers.map((worker) => worker.stop()));
+      await Promise.all([...workers.map((worker) => worker.stop()), dispatcher.stop()]);
       await embedder.close();
       await db.close();
       process.exit(0);
