@@ -24,6 +24,7 @@ export const ChunkSchema = Type.Object({
   headingPath: Type.Array(Type.String()),
   start: Type.Integer({ description: 'Character offset of the chunk in the entry content.' }),
   end: Type.Integer(),
+  page: Type.Union([Type.Integer(), Type.Null()], { description: 'The page of the document the chunk starts on (PDF files), else null.' }),
 });
 
 export const EntryWithChunksSchema = Type.Object({

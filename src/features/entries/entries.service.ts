@@ -73,8 +73,8 @@ export async function getEntry(db: Db, workspaceId: string, knowledgeBaseId: str
   );
   const row = rows[0];
   if (!row) throw notFound('Entry', entryId);
-  const chunks = await db.query<{ id: string; ordinal: number; text: string; heading_path: string[]; start_offset: number; end_offset: number }>(
-    `SELECT id, ordinal, text, heading_path, start_offset, end_offset FROM chunks
+  const chunks = await db.query<{ id: string; ordinal: number; text: string; heading_path: string[]; start_offset: number; end_offset: number; page: number | null }>(
+    `SELECT id, ordinal, text, heading_path, start_offset, end_offset, page FROM chunks
      WHERE workspace_id = $1 AND entry_id = $2 ORDER BY ordinal`,
     [workspaceId, entryId],
   );
@@ -88,6 +88,7 @@ export async function getEntry(db: Db, workspaceId: string, knowledgeBaseId: str
       headingPath: chunk.heading_path,
       start: chunk.start_offset,
       end: chunk.end_offset,
+      page: chunk.page,
     })),
   };
 }

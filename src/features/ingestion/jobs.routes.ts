@@ -1,13 +1,13 @@
-import type { FastifyError, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import multipart from '@fastify/multipart';
 import type { AppContext } from '../../core/context.ts';
-import { AppError, errorTable } from '../../core/errors.ts';
-import { inspectJson, refuseProblems } from '../../core/http/input-guard.ts';
+import { AppError } from '../../core/errors.ts';
 import type { App } from '../../core/http/app-types.ts';
 import { guardedErrors, responses } from '../../core/http/schemas.ts';
 import { assertKnowledgeBaseAllowed, authorize, caller } from '../auth/guard.ts';
 import { getKnowledgeBase } from '../knowledge-bases/knowledge-bases.service.ts';
+import type { Adapter, UploadedFile } from './adapters/adapter.ts';
 import { adapters, findAdapter } from './adapters/registry.ts';
 import { JobResultsCache } from './job-results.ts';
 import {
@@ -21,6 +21,7 @@ import {
   SubmittedSchema,
 } from './jobs.schemas.ts';
 import { cancelJob, getJob, listJobs, submitJob } from './jobs.service.ts';
+import { multipartLimits, parseJsonPart, readMultipart } from './multipart-submission.ts';
 
 const security = [{ bearerAuth: [] }];
 const tags = ['data-ingestion'];
@@ -28,55 +29,72 @@ const MB = 1024 * 1024;
 // Per API process: 100 jobs of 5,000 records (670 KB of results each), or five of 100,000.
 const RESULTS_CACHE_BYTES = 64 * MB;
 
-type Submission = { adapterType?: unknown; knowledgeBaseId?: unknown; data?: unknown; dataText?: string };
+type Submission = {
+  adapterType?: unknown;
+  knowledgeBaseId?: unknown;
+  data?: unknown;
+  dataText?: string;
+  /** Multipart only: the `files` parts and the parsed `manifest` part. */
+  files?: UploadedFile[];
+  manifest?: unknown;
+};
 
-/** The text fields and files of a multipart body, by field name. */
-async function readParts(request: FastifyRequest): Promise<Record<string, string>> {
-  const fields: Record<string, string> = {};
-  try {
-    for await (const part of request.parts()) {
-      fields[part.fieldname] = part.type === 'file' ? (await part.toBuffer()).toString('utf8') : String(part.value);
-    }
-  } catch (error) {
-    // The limits answer 413 with their own codes; what is left is a body busboy cannot parse
-    // (no boundary, a truncated body), which is the client's error.
-    if ((error as FastifyError).statusCode) throw error;
-    throw new AppError('MALFORMED_MULTIPART', `${errorTable.MALFORMED_MULTIPART.message} ${(error as Error).message}.`);
-  }
-  return fields;
-}
-
-/** Reads a multipart submission: text fields, and `data` as a file part or a text field. */
-async function readMultipart(request: FastifyRequest): Promise<Submission> {
-  const fields = await readParts(request);
-  const submission: Submission = { adapterType: fields.adapterType, knowledgeBaseId: fields.knowledgeBaseId };
+/** Reads a multipart submission: text fields, `data` as a file part or a text field, or `files` parts with a `manifest`. */
+async function readMultipartSubmission(request: FastifyRequest, limitBytes: number): Promise<Submission> {
+  const { fields, files } = await readMultipart(request, limitBytes);
+  const submission: Submission = { adapterType: fields.adapterType, knowledgeBaseId: fields.knowledgeBaseId, files };
+  if (fields.manifest !== undefined) submission.manifest = parseJsonPart(fields.manifest, '/manifest', 'must be a JSON object keyed by file name');
   if (fields.data !== undefined) {
-    try {
-      submission.data = JSON.parse(fields.data);
-    } catch (error) {
-      throw new AppError('VALIDATION_FAILED', `The multipart data part is not JSON: ${(error as Error).message}`, {
-        errors: [{ path: '/data', message: 'must be a JSON file or a JSON string' }],
-      });
-    }
-    // The same rules as a JSON body's `data`. The upload's own text is stored (no second
-    // serialization of up to 30 MB) unless it escapes a NUL or a surrogate, which a repair may change.
-    const problems = inspectJson(submission.data, { repairText: true });
-    refuseProblems(problems.map((problem) => ({ ...problem, path: `/data${problem.path === '/' ? '' : problem.path}` })));
+    submission.data = parseJsonPart(fields.data, '/data', 'must be a JSON file or a JSON string');
+    // The upload's own text is stored (no second serialization of up to 30 MB) unless it escapes
+    // a NUL or a surrogate, which a repair may change.
     if (!/\\u(0000|d[89a-f])/i.test(fields.data)) submission.dataText = fields.data;
   }
   return submission;
 }
 
-function requireFields(submission: Submission): { adapterType: string; knowledgeBaseId: string; data: unknown; dataText?: string } {
+type Required = { adapterType: string; knowledgeBaseId: string; data: unknown; dataText?: string };
+
+function requireFields(submission: Submission, needsData: boolean): Required {
   const errors = [];
   if (typeof submission.adapterType !== 'string' || submission.adapterType === '') errors.push({ path: '/adapterType', message: 'is required' });
-  if (submission.data === undefined || submission.data === null) errors.push({ path: '/data', message: 'is required' });
+  if (needsData && (submission.data === undefined || submission.data === null)) errors.push({ path: '/data', message: 'is required' });
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
   if (typeof submission.knowledgeBaseId !== 'string' || !uuid.test(submission.knowledgeBaseId)) {
     errors.push({ path: '/knowledgeBaseId', message: 'must be a UUID' });
   }
   if (errors.length > 0) throw new AppError('VALIDATION_FAILED', `${errors[0]!.path} ${errors[0]!.message}`, { errors });
-  return submission as { adapterType: string; knowledgeBaseId: string; data: unknown; dataText?: string };
+  return submission as Required;
+}
+
+/**
+ * The payload of a files submission, built from its file parts and manifest (400 with every
+ * manifest problem). Files come only as multipart, and other adapters take no file parts.
+ */
+async function filesPayload(adapter: Adapter, submission: Submission, multipart: boolean): Promise<unknown> {
+  if (!adapter.fromFiles) {
+    if (submission.files && submission.files.length > 0) {
+      throw new AppError('VALIDATION_FAILED', `File parts named files are for adapterType=files; ${adapter.name} takes its payload as one data part.`, {
+        errors: [{ path: '/files', message: `is not taken by ${adapter.name}` }],
+      });
+    }
+    return submission.data;
+  }
+  if (!multipart) {
+    throw new AppError('VALIDATION_FAILED', 'The files adapter takes multipart/form-data with file parts named files (and an optional manifest part), not a JSON body.', {
+      errors: [{ path: '/adapterType', message: 'files needs a multipart/form-data body' }],
+    });
+  }
+  if (submission.data !== undefined) {
+    throw new AppError('VALIDATION_FAILED', 'The files adapter takes file parts named files, not a data part.', {
+      errors: [{ path: '/data', message: 'is not taken by files; send file parts named files' }],
+    });
+  }
+  const { data, issues } = await adapter.fromFiles(submission.files ?? [], submission.manifest);
+  if (issues.length > 0) {
+    throw new AppError('VALIDATION_FAILED', `The upload does not match the files adapter: ${issues[0]!.path} ${issues[0]!.message}`, { errors: issues });
+  }
+  return data;
 }
 
 /** The data-ingestion API: submit, list, get and cancel jobs; list adapters. */
@@ -85,10 +103,9 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
   const canWrite = authorize(context, ['data-ingestion:write']);
   const { jsonBodyLimitBytes, multipartLimitBytes } = context.config;
   const results = new JobResultsCache(RESULTS_CACHE_BYTES);
-  await app.register(multipart, {
-    limits: { fileSize: multipartLimitBytes, fieldSize: multipartLimitBytes, files: 1, fields: 10, parts: 12 },
-    throwFileSizeLimit: true,
-  });
+  // preservePath: a file part's name keeps its directories (guides/setup.md), which lore ingest
+  // sends so that the record ids of a folder's files stay unique.
+  await app.register(multipart, { limits: multipartLimits(multipartLimitBytes), throwFileSizeLimit: true, preservePath: true });
 
   app.post(
     '/api/v2/data-ingestion/jobs',
@@ -116,14 +133,18 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
     async (request, reply) => {
       const auth = caller(request);
       // No body at all (and no content type) arrives as undefined: every field is missing.
-      const submission = requireFields(request.isMultipart() ? await readMultipart(request) : ((request.body ?? {}) as Submission));
+      const multipart = request.isMultipart();
+      const received = multipart ? await readMultipartSubmission(request, multipartLimitBytes) : ((request.body ?? {}) as Submission);
+      const named = typeof received.adapterType === 'string' ? findAdapter(received.adapterType) : undefined;
+      const submission = requireFields(received, !named?.fromFiles);
       const adapter = findAdapter(submission.adapterType);
       if (!adapter) {
         throw new AppError('VALIDATION_FAILED', `Unknown adapterType ${submission.adapterType}; known: ${adapters.map((a) => a.name).join(', ')}.`, {
           errors: [{ path: '/adapterType', message: `must be one of: ${adapters.map((a) => a.name).join(', ')}` }],
         });
       }
-      const issues = adapter.validate(submission.data);
+      const data = await filesPayload(adapter, received, multipart);
+      const issues = adapter.validate(data);
       if (issues.length > 0) {
         const [first] = issues;
         throw new AppError('VALIDATION_FAILED', `The payload does not match the ${adapter.name} schema: ${first!.path} ${first!.message}`, { errors: issues });
@@ -143,8 +164,9 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
         knowledgeBaseId: knowledgeBase.id,
         adapter,
         adapterType: submission.adapterType,
-        data: submission.data,
+        data,
         payloadText: submission.dataText,
+        files: received.files?.map((file) => file.bytes),
       });
       context.workers.nudge();
       return reply.code(202).send(submitted);

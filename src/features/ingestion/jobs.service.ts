@@ -2,6 +2,7 @@ import type { Db, Queryable } from '../../core/db/db.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { Adapter } from './adapters/adapter.ts';
 import { jobJson, jobsPageJson, joined, type JobRow } from './job-body.ts';
+import { deleteFinishedJobFiles, insertJobFiles } from './job-files.ts';
 import { jobResults, resultsVersionSql, type JobResultsCache } from './job-results.ts';
 import type { JobStatus } from './jobs.schemas.ts';
 
@@ -22,26 +23,38 @@ async function ensureSource(db: Queryable, workspaceId: string, knowledgeBaseId:
   return rows[0]!.id;
 }
 
-/** Queues a job for a validated payload; answers at once, the worker does the rest. */
+/** Queues a job for a validated payload (and its uploaded files, files adapter); answers at once, the worker does the rest. */
 export async function submitJob(
   db: Db,
-  input: { workspaceId: string; knowledgeBaseId: string; adapter: Adapter; adapterType: string; data: unknown; payloadText?: string },
+  input: { workspaceId: string; knowledgeBaseId: string; adapter: Adapter; adapterType: string; data: unknown; payloadText?: string; files?: Buffer[] },
 ): Promise<{ jobId: string; status: 'pending' }> {
   const sourceId = await ensureSource(db, input.workspaceId, input.knowledgeBaseId, input.adapter.name);
-  const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO ingestion_jobs (workspace_id, knowledge_base_id, source_id, adapter_type, adapter_id, record_count, payload)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING id`,
-    [
-      input.workspaceId,
-      input.knowledgeBaseId,
-      sourceId,
-      input.adapterType,
-      `${input.adapter.name}@${input.adapter.version}`,
-      input.adapter.count(input.data),
-      input.payloadText ?? JSON.stringify(input.data),
-    ],
-  );
-  return { jobId: rows[0]!.id, status: 'pending' };
+  const insert = async (tx: Queryable) => {
+    const { rows } = await tx.query<{ id: string }>(
+      `INSERT INTO ingestion_jobs (workspace_id, knowledge_base_id, source_id, adapter_type, adapter_id, record_count, payload)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING id`,
+      [
+        input.workspaceId,
+        input.knowledgeBaseId,
+        sourceId,
+        input.adapterType,
+        `${input.adapter.name}@${input.adapter.version}`,
+        input.adapter.count(input.data),
+        input.payloadText ?? JSON.stringify(input.data),
+      ],
+    );
+    return rows[0]!.id;
+  };
+  const { files } = input;
+  if (!files || files.length === 0) return { jobId: await insert(db), status: 'pending' };
+  // The job and its files commit together: a worker never claims a job whose files are missing.
+  const jobId = await db.transaction(async (tx) => {
+    const id = await insert(tx);
+    await insertJobFiles(tx, input.workspaceId, id, files);
+    return id;
+  });
+  await deleteFinishedJobFiles(db, input.workspaceId);
+  return { jobId, status: 'pending' };
 }
 
 export type JobFilter = {

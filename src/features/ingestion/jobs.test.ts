@@ -387,12 +387,12 @@ describe(`data-ingestion contract (${engine})`, () => {
     assert.deepEqual((await server.request('GET', JOBS, { token: otherTenant.token })).body, { total: 0, jobs: [] });
   });
 
-  test('GET adapters lists generic-json and content-hub', async () => {
+  test('GET adapters lists generic-json, content-hub and files', async () => {
     const answer = await server.request('GET', '/api/v2/data-ingestion/adapters', { token });
     assert.equal(answer.status, 200);
     assert.deepEqual(
       answer.body.map((adapter: any) => [adapter.name, adapter.format]),
-      [['generic-json', 'json'], ['content-hub', 'content-hub-json']],
+      [['generic-json', 'json'], ['content-hub', 'content-hub-json'], ['files', 'multipart']],
     );
     for (const adapter of answer.body) assert.match(adapter.version, /^\d+\.\d+\.\d+$/);
   });

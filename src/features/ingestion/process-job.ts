@@ -9,6 +9,7 @@ import { contentHash, sha256 } from './content-hash.ts';
 import { embeddingText } from './embedding-text.ts';
 import { lockEmbedding } from './embedding-lock.ts';
 import { LeaseLostError, UnrecoverableJobError } from './job-errors.ts';
+import { deleteJobFiles, readJobFile } from './job-files.ts';
 import { finishedOrdinals, holdsLease, jobPayload, saveTimings, type ClaimedJob } from './queue.ts';
 
 // A batch ends at whichever comes first. 256 chunks keep both embedder threads busy with full
@@ -97,18 +98,11 @@ async function runBatches(deps: JobDeps, job: ClaimedJob, shouldContinue: Should
   const chunkOptions = { chunkSize: chunking.chunk_size, chunkOverlap: chunking.chunk_overlap };
 
   const done = await finishedOrdinals(db, job);
-  let started = performance.now();
-  const records: Indexed<NormalizedRecord | RecordFailure>[] = [];
-  let ordinal = 0;
-  // Converting HTML to Markdown (content-hub) takes 3-16 ms per item on this thread, the one that
-  // serves HTTP: a payload of 1,000 items would hold it for seconds without a yield now and then.
-  const slice = yieldEvery();
-  for (const value of adapter.normalize(await jobPayload(db, job))) {
-    if (!done.has(ordinal)) records.push({ ordinal, value });
-    ordinal += 1;
-    await slice();
-  }
-  timings.parse += elapsed(started);
+  const payload = await jobPayload(db, job);
+  const normalized = adapter.normalize(payload, {
+    readFile: (ordinal) => readJobFile(db, job.workspaceId, job.id, ordinal),
+    isDone: (ordinal) => done.has(ordinal),
+  });
 
   // Hashes written by this job so far: a duplicate inside one payload is caught even when its
   // twin is still in flight in the previous batch.
@@ -123,9 +117,9 @@ async function runBatches(deps: JobDeps, job: ClaimedJob, shouldContinue: Should
     lastSaved = performance.now();
   };
 
-  for (const batch of batches(records, chunkOptions.chunkSize)) {
+  for await (const batch of batches(unfinished(normalized, done, timings), chunkOptions.chunkSize)) {
     const prepared = await prepare(deps, job, batch, writtenHashes, chunkOptions, timings);
-    started = performance.now();
+    const started = performance.now();
     await embed(deps, job, prepared.writes);
     timings.embed += elapsed(started);
     if (!embeddingChecked && prepared.writes.some((write) => write.chunks.length > 0)) {
@@ -145,7 +139,34 @@ async function runBatches(deps: JobDeps, job: ClaimedJob, shouldContinue: Should
   }
   await pendingWrite;
   await save(true);
+  // Every file has its result row now: a resumed job would need none of them.
+  if (adapter.fromFiles) await deleteJobFiles(db, job.workspaceId, job.id);
   return 'done';
+}
+
+/**
+ * The records a job has still to process, normalized as they are needed: a files job extracts
+ * a document only when its batch is next, and the time spent (parsing, converting, extracting)
+ * counts as `parse`. Converting HTML to Markdown (content-hub) takes 3-16 ms per item on this
+ * thread, the one that serves HTTP: a payload of 1,000 items would hold it for seconds without a
+ * yield now and then.
+ */
+async function* unfinished(
+  normalized: Iterable<NormalizedRecord | RecordFailure> | AsyncIterable<NormalizedRecord | RecordFailure | null>,
+  done: Set<number>,
+  timings: Timings,
+): AsyncGenerator<Indexed<NormalizedRecord | RecordFailure>> {
+  const slice = yieldEvery();
+  let ordinal = 0;
+  let started = performance.now();
+  for await (const value of normalized) {
+    timings.parse += elapsed(started);
+    if (value !== null && !done.has(ordinal)) yield { ordinal, value };
+    ordinal += 1;
+    await slice();
+    started = performance.now();
+  }
+  timings.parse += elapsed(started);
 }
 
 function roundTimings(timings: Timings): Record<string, number> {
@@ -153,10 +174,10 @@ function roundTimings(timings: Timings): Record<string, number> {
 }
 
 /** Splits records into batches bounded by record count and by an estimate of their chunks. */
-function* batches<T extends Indexed<NormalizedRecord | RecordFailure>>(records: T[], chunkSize: number): Generator<T[]> {
+async function* batches<T extends Indexed<NormalizedRecord | RecordFailure>>(records: AsyncIterable<T>, chunkSize: number): AsyncGenerator<T[]> {
   let batch: T[] = [];
   let chunks = 0;
-  for (const record of records) {
+  for await (const record of records) {
     batch.push(record);
     chunks += isRecordFailure(record.value) ? 0 : Math.ceil(record.value.content.length / chunkSize);
     if (batch.length >= BATCH_MAX_RECORDS || chunks >= BATCH_MAX_CHUNKS) {
@@ -286,6 +307,15 @@ async function insertResult(tx: Queryable, job: ClaimedJob, outcome: Outcome): P
   throw new LeaseLostError();
 }
 
+/** The page (from 1) that the text at `offset` is on, or null for content without pages. */
+export function pageOf(pageStarts: readonly number[] | undefined, offset: number): number | null {
+  if (!pageStarts || pageStarts.length === 0) return null;
+  let page = 1;
+  // The last page starting at or before the offset: empty pages start where the next one does.
+  for (let index = 1; index < pageStarts.length && pageStarts[index]! <= offset; index += 1) page = index + 1;
+  return page;
+}
+
 async function writeRecord(tx: Queryable, job: ClaimedJob, write: Write): Promise<Outcome> {
   const { record } = write;
   const { rows } = await tx.query<{ id: string; created: boolean }>(
@@ -310,12 +340,12 @@ async function writeRecord(tx: Queryable, job: ClaimedJob, write: Write): Promis
   const { chunks } = write;
   await tx.query(
     `INSERT INTO chunks (workspace_id, knowledge_base_id, entry_id, ordinal, text, heading_path, start_offset, end_offset,
-       text_hash, embedding, embedding_dimension, search_vector)
+       text_hash, embedding, embedding_dimension, search_vector, page)
      SELECT $1, $2, $3, c.ordinal, c.text, string_to_array(c.headings, chr(31)), c.start_offset, c.end_offset,
        c.text_hash, c.vector::vector, vector_dims(c.vector::vector),
-       setweight(keyword_document($4 || ' ' || replace(c.headings, chr(31), ' ')), 'A') || keyword_document(c.text)
-     FROM unnest($5::int[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[], $11::text[])
-       AS c(ordinal, text, headings, start_offset, end_offset, text_hash, vector)`,
+       setweight(keyword_document($4 || ' ' || replace(c.headings, chr(31), ' ')), 'A') || keyword_document(c.text), c.page
+     FROM unnest($5::int[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[], $11::text[], $12::int[])
+       AS c(ordinal, text, headings, start_offset, end_offset, text_hash, vector, page)`,
     [
       job.workspaceId,
       job.knowledgeBaseId,
@@ -328,6 +358,7 @@ async function writeRecord(tx: Queryable, job: ClaimedJob, write: Write): Promis
       chunks.map((chunk) => chunk.end),
       write.textHashes,
       write.vectors.map(vectorText),
+      chunks.map((chunk) => pageOf(record.pageStarts, chunk.start)),
     ],
   );
   return {

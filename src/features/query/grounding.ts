@@ -118,7 +118,16 @@ export function groundingOf(chunks: readonly RetrievedChunk[], options: Groundin
       continue;
     }
     seen.push(pairs);
-    sources.push({ number: sources.length + 1, entryId: best.entryId, title: best.title, url: best.url, text, score, sections });
+    sources.push({
+      number: sources.length + 1,
+      entryId: best.entryId,
+      title: best.title,
+      url: best.url,
+      text,
+      score,
+      sections,
+      ...(typeof best.page === 'number' ? { page: best.page } : {}),
+    });
   }
   return { sources, related: [...related.values()] };
 }
@@ -128,15 +137,21 @@ export function citedNumbers(answer: string): Set<number> {
   return new Set([...answer.matchAll(/\[(\d{1,3})\]/g)].map((match) => Number(match[1])));
 }
 
-/** A source as the response shows it: a short snippet instead of the whole text. */
+/**
+ * A source as the response shows it: a short snippet instead of the whole text. A source from a
+ * paged document (PDF) cites its page: in `metadata.page`, and in the URL as the fragment PDF
+ * viewers open at (`#page=N`, RFC 8118) when the document has a URL without a fragment already.
+ */
 export function publicSource(source: GroundingSource): Source {
   const text = source.text.replace(/\s+/g, ' ').trim();
+  const { page } = source;
   return {
     number: source.number,
     entryId: source.entryId,
     title: source.title,
-    url: source.url,
+    url: page !== undefined && source.url !== null && !source.url.includes('#') ? `${source.url}#page=${page}` : source.url,
     snippet: text.length <= SNIPPET_LENGTH ? text : `${text.slice(0, SNIPPET_LENGTH - 1)}…`,
     score: Math.round(source.score * 1000) / 1000,
+    ...(page === undefined ? {} : { metadata: { page } }),
   };
 }

@@ -24,6 +24,7 @@ export const SourceSchema = Type.Object({
   url: Type.Union([Type.String(), Type.Null()]),
   snippet: Type.String(),
   score: Type.Number({ description: 'Relevance from 0 to 1.' }),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Where in the document: `page` (from 1) for a PDF.' })),
 });
 
 /** Actions are serialized as built: each validated against the spec's Action when it was built. */

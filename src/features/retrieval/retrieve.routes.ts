@@ -35,6 +35,7 @@ const RetrievedSchema = Type.Object({
   text: Type.String(),
   headingPath: Type.Array(Type.String()),
   ordinal: Type.Integer(),
+  page: Type.Union([Type.Integer(), Type.Null()], { description: 'The page of the document the chunk starts on (PDF files), else null.' }),
   score: Type.Number(),
   vectorScore: Type.Union([Type.Number(), Type.Null()]),
   keywordScore: Type.Union([Type.Number(), Type.Null()]),

@@ -18,6 +18,8 @@ export type RetrievedChunk = {
   /** Offsets of the chunk in its entry's content (neighbouring chunks of a section overlap). */
   start: number;
   end: number;
+  /** The page of the document the chunk starts on (PDF files), else null. */
+  page?: number | null;
   /** The ranking score of the mode: cosine similarity, BM25, or the fused score (0 to 1). */
   score: number;
   /**
@@ -169,6 +171,7 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
     ordinal: number;
     start_offset: number;
     end_offset: number;
+    page: number | null;
     cosine: number | null;
     coverage: number | null;
   }>(
@@ -181,7 +184,7 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
        FROM terms CROSS JOIN totals CROSS JOIN LATERAL (${documentFrequency}) d
      )
      SELECT c.id, c.entry_id, c.knowledge_base_id, e.record_id, e.title, e.url, c.text, c.heading_path, c.ordinal,
-       c.start_offset, c.end_offset, ${cosine} AS cosine,
+       c.start_offset, c.end_offset, c.page, ${cosine} AS cosine,
        (SELECT sum(w.idf) FROM weights w JOIN keyword_postings p
           ON p.workspace_id = $1 AND p.knowledge_base_id = c.knowledge_base_id AND p.lexeme = w.lexeme AND p.chunk_id = c.id)
          / nullif((SELECT sum(idf) FROM weights), 0) AS coverage
@@ -206,6 +209,7 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
         ordinal: row.ordinal,
         start: row.start_offset,
         end: row.end_offset,
+        page: row.page,
         score: item.score,
         vectorScore: row.cosine === null ? null : Number(row.cosine),
         keywordScore: keywordScores.get(item.id) ?? null,

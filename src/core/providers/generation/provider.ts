@@ -14,6 +14,8 @@ export type GroundingSource = {
    * begins mid-section holds no heading line of its own, yet its sentences are about them.
    */
   sections?: { start: number; headingPath: string[] }[];
+  /** The page of the document its best chunk starts on (PDF files). */
+  page?: number;
 };
 
 export type GenerationRequest = {

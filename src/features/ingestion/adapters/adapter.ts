@@ -16,6 +16,8 @@ export type NormalizedRecord = {
   metadata: Record<string, unknown>;
   /** True: delete the entry with this id instead of writing it. */
   deleted: boolean;
+  /** Where each page of a paged document (a PDF) starts in `content`, page 1 first: chunks keep their page. */
+  pageStarts?: number[];
 };
 
 /** A record that passed the schema but could not be normalized (it becomes a per-record failure). */
@@ -24,11 +26,24 @@ export type RecordFailure = { id: string; error: string };
 /** A schema problem: a JSON pointer into the adapter payload (e.g. `/records/17/content`) and what is wrong there. */
 export type AdapterIssue = { path: string; message: string };
 
+/** A file part of a multipart submission, as the files adapter receives it. */
+export type UploadedFile = { name: string; bytes: Buffer };
+
+/** What `normalize` may need besides the payload. */
+export type NormalizeInput = {
+  /** The bytes of the job's uploaded file at this ordinal (adapters that take files). */
+  readFile(ordinal: number): Promise<Buffer>;
+  /** True for a record a resumed job has already processed: an adapter whose normalization is costly yields `null` for it. */
+  isDone(ordinal: number): boolean;
+};
+
+type Normalized = NormalizedRecord | RecordFailure;
+
 /** An input format: validates a whole payload up front, then yields its records normalized one by one. */
 export interface Adapter {
-  /** `generic-json` | `content-hub`: the `adapterType` clients submit. */
+  /** `generic-json` | `content-hub` | `files`: the `adapterType` clients submit. */
   readonly name: string;
-  /** `json` | `content-hub-json`. */
+  /** `json` | `content-hub-json` | `multipart`. */
   readonly format: string;
   /** Version of the payload format this adapter reads, e.g. `1.0.0`. */
   readonly version: string;
@@ -39,7 +54,13 @@ export interface Adapter {
   /** Number of records in a payload that passed validate(). */
   count(data: unknown): number;
   /** The normalized records of a valid payload, in input order, one per record. */
-  normalize(data: unknown): Iterable<NormalizedRecord | RecordFailure>;
+  normalize(data: unknown, input: NormalizeInput): Iterable<Normalized> | AsyncIterable<Normalized | null>;
+  /**
+   * Only adapters that take uploaded files (multipart parts named `files`) instead of a JSON
+   * payload: the payload stored with the job, built from the files and the optional `manifest`
+   * part, with every problem of the manifest (paths under `/manifest`).
+   */
+  fromFiles?(files: UploadedFile[], manifest: unknown): Promise<{ data: unknown; issues: AdapterIssue[] }>;
 }
 
 /** Tells a per-record failure from a normalized record. */

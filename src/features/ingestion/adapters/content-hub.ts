@@ -188,7 +188,7 @@ function normalizeItem(item: Item): NormalizedRecord | RecordFailure {
 }
 
 /** `[items, {timeTaken}]`, a content-hub export: entity-encoded HTML with typed inline attributes. */
-export const contentHubAdapter: Adapter = {
+export const contentHubAdapter = {
   name: 'content-hub',
   format: 'content-hub-json',
   version: '1.0.0',
@@ -200,4 +200,4 @@ export const contentHubAdapter: Adapter = {
   *normalize(data) {
     for (const item of (data as Payload)[0]) yield normalizeItem(item);
   },
-};
+} satisfies Adapter;

@@ -82,7 +82,7 @@ function normalizeRecord(record: GenericRecord): NormalizedRecord {
 }
 
 /** `{records: [Record]}`, the spec's generic format: records already in lore's shape. */
-export const genericJsonAdapter: Adapter = {
+export const genericJsonAdapter = {
   name: 'generic-json',
   format: 'json',
   version: '1.0.0',
@@ -94,4 +94,4 @@ export const genericJsonAdapter: Adapter = {
   *normalize(data) {
     for (const record of (data as Payload).records) yield normalizeRecord(record);
   },
-};
+} satisfies Adapter;

@@ -1,16 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { contentHubAdapter } from './content-hub.ts';
+import { filesAdapter } from './files.ts';
 import { genericJsonAdapter } from './generic-json.ts';
 import { adapters, findAdapter } from './registry.ts';
 
 describe('adapter registry', () => {
-  test('lists the spec adapters with their formats', () => {
+  test('lists the spec adapters, then files, with their formats', () => {
     assert.deepEqual(
       adapters.map(({ name, format, version }) => ({ name, format, version })),
       [
         { name: 'generic-json', format: 'json', version: '1.0.0' },
         { name: 'content-hub', format: 'content-hub-json', version: '1.0.0' },
+        { name: 'files', format: 'multipart', version: '1.0.0' },
       ],
     );
   });
@@ -18,6 +20,7 @@ describe('adapter registry', () => {
   const lookups: Array<[string, unknown]> = [
     ['generic-json', genericJsonAdapter],
     ['content-hub', contentHubAdapter],
+    ['files', filesAdapter],
     ['Generic-JSON', undefined],
     ['csv', undefined],
     ['', undefined],

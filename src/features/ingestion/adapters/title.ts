@@ -86,6 +86,12 @@ function firstSentence(paragraph: string): string {
   return sentence.replace(/(?<!\.)\.$/, '').trim();
 }
 
+/** The first Markdown heading of the content (outside code fences), cut like a generated title; undefined when it has none. */
+export function firstHeading(content: string): string | undefined {
+  const { heading } = scan(content);
+  return heading === undefined ? undefined : shortenText(heading);
+}
+
 /**
  * A title for content that has none: its first Markdown heading, else the first sentence of its
  * first paragraph, else its first words (code, a table), else `fallback` (the record id); cut to
