@@ -100,6 +100,20 @@ describe('loadConfig', () => {
     });
   }
 
+  test('webhook settings: the Standard Webhooks retry schedule by default, durations parsed, a malformed schedule refused', () => {
+    assert.deepEqual(loadConfig({}, false).webhooks, {
+      allowHttp: false,
+      allowPrivateTargets: false,
+      retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      timeoutMs: 15_000,
+    });
+    const set = loadConfig({ WEBHOOKS_RETRY_SCHEDULE: '300ms, 2s,1m ,1h', WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_TIMEOUT_MS: '2500' }, false).webhooks;
+    assert.deepEqual([set.retryScheduleMs, set.allowHttp, set.timeoutMs], [[300, 2_000, 60_000, 3_600_000], true, 2_500]);
+    for (const schedule of ['5 s', '5s,,5m', '1d', 'soon']) {
+      assert.match(configError({ WEBHOOKS_RETRY_SCHEDULE: schedule }).message, /WEBHOOKS_RETRY_SCHEDULE/, schedule);
+    }
+  });
+
   test('several bad variables are reported at once', () => {
     const error = configError({ PORT: 'abc', LOG_LEVEL: 'loud', TOKEN_TTL_SECONDS: '10', OPENAI_BASE_URL: 'not a url' });
     const named = error.problems.map((problem) => problem.split(':', 1)[0]).sort();
