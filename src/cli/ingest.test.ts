@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../test/fake-openai.ts';
 import { engine, startTestServer, type TestServer } from '../../test/harness.ts';
+import { docxDocument, pdfDocument, pngBytes } from '../../test/document-fixtures.ts';
 import { markdownDocument } from '../../test/ingestion.ts';
 import { LoreClient } from '../client/lore-client.ts';
 
@@ -191,6 +192,28 @@ describe(`lore ingest (${engine})`, () => {
     assert.match(finished.stdout, /^ {2}failed +1$/m);
     assert.match(finished.stdout, /^Failed records \(1\):\n {2}empty-5005 \(job 2\): content is empty after converting the HTML to Markdown$/m);
     assert.equal((await client.listEntries(kb)).total, 4);
+  });
+
+  test('a directory: its documents (by detected type, recursively, named by their path in it) go to the files adapter, its JSON Lines to --adapter; other types and hidden files are left out', async () => {
+    const { token, kb } = await tenantWithKnowledgeBase();
+    const docs = join(dir, 'docs');
+    await mkdir(join(docs, 'guides'), { recursive: true });
+    await mkdir(join(docs, '.cache'), { recursive: true });
+    await writeFile(join(docs, 'handbook.pdf'), await pdfDocument([{ heading: 'Handbook', sections: [{ paragraphs: ['The handbook explains the night shift.'] }] }]));
+    await writeFile(join(docs, 'policy.docx'), await docxDocument({ heading: 'Policy', paragraphs: ['Holidays are booked a month ahead.'], subheading: 'Rules', table: [['Day', 'Shift']], items: ['One item'] }));
+    await writeFile(join(docs, 'guides', 'setup.md'), '# Setup\n\nInstall the package first.\n');
+    await writeFile(join(docs, 'guides', 'README'), 'Plain text without an extension is a document too.\n');
+    await writeFile(join(docs, 'guides', 'logo.png'), pngBytes);
+    await writeFile(join(docs, '.cache', 'stale.md'), '# Stale\n');
+    await writeFile(join(docs, 'records.jsonl'), `${JSON.stringify({ id: 'rec-1', content: 'A record from JSON Lines.' })}\n`);
+
+    const finished = await runIngest([docs, '--kb', kb, '--adapter', 'generic-json'], { LORE_TOKEN: token });
+    assert.equal(finished.code, 0, describeRun(finished));
+    assert.match(finished.stderr, /Left out 1 file of other types \(.*logo\.png\)/);
+    assert.match(finished.stdout, /\(generic-json and files\)/);
+    assert.match(finished.stdout, /created\s+5\n/);
+    const entries = await server.request('GET', `/api/v2/knowledge-bases/${kb}/entries?limit=100`, { token });
+    assert.deepEqual(entries.body.entries.map((entry: any) => entry.recordId).sort(), ['guides/README', 'guides/setup.md', 'handbook.pdf', 'policy.docx', 'rec-1']);
   });
 
   test('a bad token: exit 1 with the API\'s message, before any file is read', async () => {

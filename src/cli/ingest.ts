@@ -2,18 +2,23 @@
  * `lore ingest`: uploads files of records to a knowledge base through ingestion jobs. Files are
  * split into jobs of a few hundred records under 1 MB each (the spec's guidance), at most
  * `concurrency` jobs are in flight at once (so at most that many payloads are in memory), each
- * job is polled with growing intervals, and one progress bar covers all records.
+ * job is polled with growing intervals, and one progress bar covers all records. Documents (PDF,
+ * DOCX, HTML, Markdown, text; named, or found in directories) go to the files adapter, packed into
+ * jobs under its 30 MB limit; each document is one record.
  */
+import { openAsBlob } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import cliProgress from 'cli-progress';
 import { batchLimits, payloadText, recordIndexOf, splitIntoBatches, type Batch } from '../client/job-batches.ts';
 import { JsonText, LoreApiError, LoreClient, terminalJobStatuses, type Job } from '../client/lore-client.ts';
+import { findUploadPaths, packDocuments, type DocumentFile } from '../client/document-files.ts';
 import { openRecordFile, RecordFileError, uploadAdapters, type RecordFile, type UploadAdapter } from '../client/record-files.ts';
 
 /** The options of `lore ingest` as commander parses them. */
 export type IngestCommandOptions = {
   kb: string;
-  adapter: string;
+  /** The format of the JSON files; `files` sends every file as a document. Needed only when JSON files are given. */
+  adapter?: string;
   url: string;
   token?: string;
   clientId?: string;
@@ -24,7 +29,8 @@ export type IngestCommandOptions = {
 
 type UploadSettings = {
   knowledgeBaseId: string;
-  adapter: UploadAdapter;
+  /** The adapter of the record files (none when there are only documents). */
+  adapter: UploadAdapter | undefined;
   recordsPerJob: number;
   concurrency: number;
 };
@@ -65,12 +71,13 @@ function positiveInteger(option: string, value: string, max: number): number {
 
 function settingsOf(options: IngestCommandOptions): UploadSettings {
   if (!uuid.test(options.kb)) throw new Error(`--kb must be a knowledge-base UUID, got "${options.kb}"`);
-  if (!(uploadAdapters as readonly string[]).includes(options.adapter)) {
-    throw new Error(`--adapter must be one of ${uploadAdapters.join(', ')}, got "${options.adapter}"`);
+  const adapters = [...uploadAdapters, 'files'];
+  if (options.adapter !== undefined && !adapters.includes(options.adapter)) {
+    throw new Error(`--adapter must be one of ${adapters.join(', ')}, got "${options.adapter}"`);
   }
   return {
     knowledgeBaseId: options.kb,
-    adapter: options.adapter as UploadAdapter,
+    adapter: options.adapter === 'files' ? undefined : (options.adapter as UploadAdapter | undefined),
     // 50,000 is the service's record limit per payload.
     recordsPerJob: positiveInteger('--records-per-job', options.recordsPerJob, 50_000),
     concurrency: positiveInteger('--concurrency', options.concurrency, 32),
@@ -178,14 +185,14 @@ function rates(done: number, total: number, elapsedMs: number): { speed: string;
   return { speed: perSecond.toFixed(perSecond < 10 ? 1 : 0), remaining: perSecond > 0 ? seconds(((total - done) / perSecond) * 1000) : '-' };
 }
 
-/** The service's refusal of a job, with each field error's pointer turned into the file location of its record. */
-function refusalOf(error: unknown, batch: Batch, file: RecordFile): string {
+/** The service's refusal of a job, with each field error's pointer turned into the file location of its record (for record files). */
+function refusalOf(error: unknown, records?: { batch: Batch; file: RecordFile }): string {
   if (!(error instanceof LoreApiError)) return (error as Error).message;
   const fieldErrors = error.body.errors ?? [];
   const lines = fieldErrors.slice(0, fieldErrorsShown).map((fieldError) => {
-    const index = recordIndexOf(fieldError.path, file.envelope);
-    const location = index === undefined ? undefined : batch.locations[index];
-    return `      ${location === undefined ? '' : `${file.describe(location)} `}(${fieldError.path}): ${fieldError.message}`;
+    const index = records && recordIndexOf(fieldError.path, records.file.envelope);
+    const location = index === undefined ? undefined : records!.batch.locations[index];
+    return `      ${location === undefined ? '' : `${records!.file.describe(location)} `}(${fieldError.path}): ${fieldError.message}`;
   });
   if (fieldErrors.length > fieldErrorsShown) lines.push(`      and ${fieldErrors.length - fieldErrorsShown} more`);
   return [error.message, ...lines].join('\n');
@@ -208,6 +215,7 @@ class Upload {
     private readonly client: LoreClient,
     private readonly settings: UploadSettings,
     private readonly files: RecordFile[],
+    private readonly documentJobs: DocumentFile[][],
     private readonly total: number,
   ) {
     this.view = process.stderr.isTTY ? new BarView(total) : new LogView(total);
@@ -240,6 +248,11 @@ class Upload {
   /** Reads each file's batches only when a job slot is free, so at most `concurrency` payloads exist at once. */
   private async submitAll(): Promise<void> {
     const inFlight = new Set<Promise<void>>();
+    const launch = (submitted: Promise<JobRun>) => {
+      const task = submitted.then((run) => (run.id ? this.track(run) : undefined));
+      const tracked = task.finally(() => inFlight.delete(tracked));
+      inFlight.add(tracked);
+    };
     for (const file of this.files) {
       const batches = splitIntoBatches(file.records(), batchLimits(file.envelope, this.settings.recordsPerJob));
       try {
@@ -248,16 +261,52 @@ class Upload {
           if (this.stopped) break;
           const next = await batches.next();
           if (next.done) break;
-          const task = this.submit(file, next.value).then((run) => (run.id ? this.track(run) : undefined));
-          const tracked = task.finally(() => inFlight.delete(tracked));
-          inFlight.add(tracked);
+          launch(this.submit(file, next.value));
         }
       } finally {
         await batches.return(undefined);
       }
       if (this.stopped) break;
     }
+    for (const documents of this.documentJobs) {
+      while (inFlight.size >= this.settings.concurrency) await Promise.race(inFlight);
+      if (this.stopped) break;
+      launch(this.submitDocuments(documents));
+    }
     await Promise.all(inFlight);
+  }
+
+  /** Submits one job of documents to the files adapter; the files are streamed from disk. */
+  private async submitDocuments(documents: DocumentFile[]): Promise<JobRun> {
+    const first = documents[0]!.name;
+    const last = documents[documents.length - 1]!.name;
+    const run: JobRun = {
+      number: this.jobs.length + 1,
+      origin: documents.length === 1 ? first : `${first} … ${last}, ${documents.length} documents`,
+      records: documents.length,
+      processed: 0,
+      startedAt: Date.now(),
+    };
+    this.jobs.push(run);
+    try {
+      const files = await Promise.all(documents.map(async (document) => ({ name: document.name, content: await openAsBlob(document.path) })));
+      run.id = (await this.client.submitFiles({ knowledgeBaseId: this.settings.knowledgeBaseId, files })).jobId;
+      this.view.detail(`job ${run.number} submitted: ${run.id} (${run.origin})`);
+    } catch (error) {
+      this.refuse(run, error, refusalOf(error));
+    }
+    return run;
+  }
+
+  /** Records a job the service did not accept; a refusal that is not about the payload stops the upload. */
+  private refuse(run: JobRun, error: unknown, problem: string): void {
+    run.outcome = 'refused';
+    run.problem = problem;
+    // A refused payload is that job's problem; any other refusal (401, 403, 404, 409, no service) would refuse every job.
+    const payloadProblem = error instanceof LoreApiError && (error.status === 400 || error.status === 413);
+    if (!payloadProblem) this.fatal ??= (error as Error).message;
+    this.view.event(`job ${run.number} (${run.origin}, ${recordCount(run.records)}) refused: ${run.problem}`);
+    this.advance(run, run.records);
   }
 
   private async submit(file: RecordFile, batch: Batch): Promise<JobRun> {
@@ -273,17 +322,11 @@ class Upload {
     this.jobs.push(run);
     try {
       const data = new JsonText(payloadText(batch, file.envelope));
-      const submitted = await this.client.submitJob({ adapterType: this.settings.adapter, knowledgeBaseId: this.settings.knowledgeBaseId, data });
+      const submitted = await this.client.submitJob({ adapterType: this.settings.adapter!, knowledgeBaseId: this.settings.knowledgeBaseId, data });
       run.id = submitted.jobId;
       this.view.detail(`job ${run.number} submitted: ${run.id} (${run.origin}, ${recordCount(run.records)})`);
     } catch (error) {
-      run.outcome = 'refused';
-      run.problem = refusalOf(error, batch, file);
-      // A refused payload is that job's problem; any other refusal (401, 403, 404, 409, no service) would refuse every job.
-      const payloadProblem = error instanceof LoreApiError && (error.status === 400 || error.status === 413);
-      if (!payloadProblem) this.fatal ??= (error as Error).message;
-      this.view.event(`job ${run.number} (${run.origin}, ${recordCount(run.records)}) refused: ${run.problem}`);
-      this.advance(run, run.records);
+      this.refuse(run, error, refusalOf(error, { batch, file }));
     }
     return run;
   }
@@ -392,7 +435,8 @@ class Upload {
       ['records/s', (processed / Math.max(elapsed / 1000, 0.001)).toFixed(1)],
     ];
     const width = Math.max(...rows.map(([label]) => label.length)) + 2;
-    const lines = [`Uploaded to knowledge base ${this.settings.knowledgeBaseId} (${this.settings.adapter}):`];
+    const adapters = [...(this.files.length > 0 ? [this.settings.adapter] : []), ...(this.documentJobs.length > 0 ? ['files'] : [])];
+    const lines = [`Uploaded to knowledge base ${this.settings.knowledgeBaseId} (${adapters.join(' and ')}):`];
     lines.push(...rows.map(([label, value]) => `  ${label.padEnd(width)}${value}`));
     const troubled = this.jobs.filter((run) => run.problem !== undefined);
     if (troubled.length > 0) {
@@ -409,27 +453,44 @@ class Upload {
   }
 }
 
-/** Runs `lore ingest FILE...`; answers the exit code: 0 when every job completed, 1 otherwise, 130 after Ctrl-C. */
+/** Runs `lore ingest PATH...` (files and directories); answers the exit code: 0 when every job completed, 1 otherwise, 130 after Ctrl-C. */
 export async function ingest(paths: string[], options: IngestCommandOptions): Promise<number> {
   const settings = settingsOf(options);
   const client = clientOf(options);
-  // Checks the URL, the credentials and the read scope before any file is read, and that the service has the adapter.
+  // Checks the URL, the credentials and the read scope before any file is read.
   const adapters = await client.listAdapters();
-  if (!adapters.some((adapter) => adapter.name === settings.adapter)) {
-    throw new Error(`The service at ${options.url} has no adapter ${settings.adapter}; it has ${adapters.map((adapter) => adapter.name).join(', ')}`);
+  let found;
+  try {
+    found = await findUploadPaths(paths, { jsonAsDocuments: options.adapter === 'files' });
+  } catch (error) {
+    throw new Error(`nothing was uploaded: ${(error as Error).message}`, { cause: error });
+  }
+  const { documents, recordFiles: recordPaths } = found;
+  if (recordPaths.length > 0 && settings.adapter === undefined) {
+    throw new Error(`--adapter generic-json or content-hub is needed for the JSON files: ${recordPaths.slice(0, 3).join(', ')}`);
+  }
+  // The service must have each adapter the upload uses.
+  for (const needed of [...(recordPaths.length > 0 ? [settings.adapter!] : []), ...(documents.length > 0 ? ['files'] : [])]) {
+    if (!adapters.some((adapter) => adapter.name === needed)) {
+      throw new Error(`The service at ${options.url} has no adapter ${needed}; it has ${adapters.map((adapter) => adapter.name).join(', ')}`);
+    }
   }
   const files: RecordFile[] = [];
   try {
-    for (const path of paths) files.push(await openRecordFile(path, settings.adapter));
+    for (const path of recordPaths) files.push(await openRecordFile(path, settings.adapter!));
   } catch (error) {
     if (error instanceof RecordFileError) throw new Error(`nothing was uploaded: ${error.message}`, { cause: error });
     throw error;
   }
-  const total = files.reduce((sum, file) => sum + file.count, 0);
+  if (found.leftOut.length > 0) {
+    process.stderr.write(`Left out ${found.leftOut.length} file${found.leftOut.length === 1 ? '' : 's'} of other types (${found.leftOut.slice(0, 3).join(', ')}${found.leftOut.length > 3 ? ', …' : ''})\n`);
+  }
+  const total = files.reduce((sum, file) => sum + file.count, 0) + documents.length;
   if (total === 0) {
     process.stdout.write('No records to upload.\n');
     return 0;
   }
-  process.stderr.write(`Uploading ${recordCount(total)} from ${files.length} file${files.length === 1 ? '' : 's'}\n`);
-  return new Upload(client, settings, files, total).run();
+  const sources = files.length + documents.length;
+  process.stderr.write(`Uploading ${recordCount(total)} from ${sources} file${sources === 1 ? '' : 's'}\n`);
+  return new Upload(client, settings, files, packDocuments(documents), total).run();
 }

@@ -136,10 +136,10 @@ program
 
 program
   .command('ingest')
-  .description('Upload JSON or JSON Lines files of records to a knowledge base through ingestion jobs, with a progress bar')
-  .argument('<files...>', 'JSON files (an adapter payload or an array of records), or JSON Lines files (.jsonl, .ndjson) of one record per line')
+  .description('Upload records (JSON, JSON Lines) and documents (PDF, DOCX, HTML, Markdown, text) to a knowledge base through ingestion jobs, with a progress bar')
+  .argument('<paths...>', 'JSON files (an adapter payload or an array of records), JSON Lines files (.jsonl, .ndjson) of one record per line, documents, or directories (searched recursively)')
   .requiredOption('--kb <id>', 'the knowledge base to ingest into')
-  .requiredOption('--adapter <name>', 'the records\' format: generic-json or content-hub')
+  .option('--adapter <name>', 'the JSON files\' format: generic-json or content-hub (documents go to the files adapter); files sends JSON files as documents too')
   .addOption(new Option('--url <base>', 'the service\'s base URL').env('LORE_URL').default('http://127.0.0.1:3000'))
   .addOption(new Option('--token <token>', 'a bearer token with data-ingestion:read and data-ingestion:write').env('LORE_TOKEN'))
   .addOption(new Option('--client-id <id>', 'an access-token client to obtain tokens with, instead of --token').env('LORE_CLIENT_ID'))

@@ -169,6 +169,19 @@ export class LoreClient {
     return this.json<Submitted>('POST', path, { body: form, retry: 'unprocessed' });
   }
 
+  /**
+   * Submits documents to the files adapter: one multipart file part named `files` per document
+   * (its name, directories included, is the record id unless `manifest` gives another).
+   */
+  async submitFiles(submission: { knowledgeBaseId: string; files: { name: string; content: Blob }[]; manifest?: Record<string, object> }): Promise<Submitted> {
+    const form = new FormData();
+    form.append('adapterType', 'files');
+    form.append('knowledgeBaseId', submission.knowledgeBaseId);
+    if (submission.manifest) form.append('manifest', JSON.stringify(submission.manifest));
+    for (const file of submission.files) form.append('files', file.content, file.name);
+    return this.json<Submitted>('POST', '/api/v2/data-ingestion/jobs', { body: form, retry: 'unprocessed' });
+  }
+
   /** A job with its progress and per-record results; `includePayload` adds the submitted payload. */
   getJob(jobId: string, options: { includePayload?: boolean } = {}): Promise<Job> {
     return this.json<Job>('GET', `/api/v2/data-ingestion/jobs/${encodeURIComponent(jobId)}`, {

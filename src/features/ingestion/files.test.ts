@@ -16,7 +16,10 @@ function filesForm(knowledgeBaseId: string, files: Upload[], manifest?: unknown)
   form.set('adapterType', 'files');
   form.set('knowledgeBaseId', knowledgeBaseId);
   if (manifest !== undefined) form.set('manifest', JSON.stringify(manifest));
-  for (const file of files) form.append('files', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
+  for (const file of files) {
+    const bytes = typeof file.bytes === 'string' ? file.bytes : new Uint8Array(file.bytes);
+    form.append('files', new Blob([bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
+  }
   return form;
 }
 
