@@ -8,8 +8,12 @@ import type { Job, JobStatus, RecordResult } from '../../src/features/ingestion/
 import type { KnowledgeBase } from '../../src/features/knowledge-bases/knowledge-bases.schemas.ts';
 import type { Source } from '../../src/features/query/query.schemas.ts';
 import type { Message, Session as ChatSession, SessionTranscript } from '../../src/features/sessions/sessions.schemas.ts';
+import type { Delivery as WebhookDelivery, Webhook, WebhookEvent } from '../../src/features/webhooks/webhooks.schemas.ts';
 
-export type { ChatSession, Entry, EntryWithChunks, Experience, Job, JobStatus, KnowledgeBase, RecordResult };
+export type { ChatSession, Entry, EntryWithChunks, Experience, Job, JobStatus, KnowledgeBase, RecordResult, Webhook, WebhookDelivery, WebhookEvent };
+
+/** An endpoint as created or rotated: the only answers that carry its signing secret. */
+export type WebhookWithSecret = Webhook & { secret: string };
 
 export type Adapter = { name: string; format: string; version: string };
 
@@ -18,32 +22,3 @@ export type SessionMessage = Omit<Message, 'sources'> & { sources: Source[] };
 
 export type ChatSessionWithMessages = Omit<SessionTranscript, 'messages'> & { messages: SessionMessage[] };
 
-/** The events a webhook endpoint can subscribe to. */
-export type WebhookEvent = 'job.started' | 'job.progress' | 'job.completed' | 'job.failed' | 'job.cancelled';
-
-/** A webhook endpoint as `GET /webhooks` lists it (never with its secret). */
-export type Webhook = {
-  id: string;
-  url: string;
-  events: WebhookEvent[];
-  description: string | null;
-  enabled: boolean;
-  disabledReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
-
-/** An endpoint as created or rotated: the only answers that carry its signing secret. */
-export type WebhookWithSecret = Webhook & { secret: string };
-
-/** One event sent (or to be sent) to an endpoint, with its last attempt. */
-export type WebhookDelivery = {
-  id: string;
-  event: WebhookEvent;
-  jobId: string | null;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastAttempt: { at: string; statusCode: number | null; latencyMs: number | null; error: string | null } | null;
-  createdAt: string;
-};

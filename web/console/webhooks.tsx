@@ -5,7 +5,15 @@ import { Cell, DetailPage, ErrorNotice, formatTime, PagedTable, RequireScope, St
 
 const webhooksPath = '/api/v2/webhooks';
 const pageSize = 20;
-const webhookEvents: WebhookEvent[] = ['job.started', 'job.progress', 'job.completed', 'job.failed', 'job.cancelled'];
+// Keyed by the service's own event type, so an event added there fails the typecheck until it is here.
+const eventHelp: Record<WebhookEvent, string> = {
+  'job.started': 'A worker started the job.',
+  'job.progress': 'The job processed more records (at most one every few seconds).',
+  'job.completed': 'The job finished; failed records are in its results.',
+  'job.failed': 'The job failed as a whole.',
+  'job.cancelled': 'The job was cancelled.',
+};
+const webhookEvents = Object.keys(eventHelp) as WebhookEvent[];
 // What a new endpoint subscribes to unless the operator picks otherwise: the end of each job.
 const defaultEvents: WebhookEvent[] = ['job.completed', 'job.failed'];
 
@@ -106,7 +114,7 @@ function WebhookForm({ initial, submitLabel, onSubmit, onCancel }: { initial: We
       <fieldset>
         <legend>Events</legend>
         {webhookEvents.map((name) => (
-          <label key={name} class="check">
+          <label key={name} class="check" title={eventHelp[name]}>
             <input type="checkbox" name="events" value={name} checked={fields.events.includes(name)} onChange={(event) => toggle(name, event.currentTarget.checked)} />{' '}
             <code>{name}</code>
           </label>
