@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Db } from '../../core/db/db.ts';
+import { Poller } from '../../core/poller.ts';
 import { AppError } from '../../core/errors.ts';
 import { DatabaseUnavailableError } from '../../core/db/unavailable.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
@@ -10,9 +11,6 @@ import { processJob } from './process-job.ts';
 import { claimJob, completeJob, failJob, releaseJob, renewLease, type ClaimedJob } from './queue.ts';
 
 const ANALYZE_AFTER_RECORDS = 500;
-// While the database is unreachable, polls back off to this: an outage of minutes costs a few
-// dozen connection attempts per worker, and the resume comes within 5 s of the database.
-const MAX_OUTAGE_POLL_MS = 5_000;
 
 export type WorkerOptions = {
   leaseSeconds: number;
@@ -29,12 +27,19 @@ export class IngestionWorker {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private running = false;
   private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly poller: Poller;
 
   constructor(
     private readonly deps: { db: Db; embedder: EmbeddingProvider; log: Logger },
     private readonly options: WorkerOptions,
-  ) {}
+  ) {
+    this.poller = new Poller({
+      pollMs: options.pollMs,
+      log: deps.log,
+      lostMessage: 'ingestion worker could not claim a job; retrying',
+      backMessage: 'ingestion worker reaches the database again',
+    });
+  }
 
   start(): void {
     if (this.running) return;
@@ -44,7 +49,7 @@ export class IngestionWorker {
 
   /** Looks for a job now instead of at the next poll (after a submit in this process). */
   nudge(): void {
-    this.wake?.();
+    this.poller.wake();
   }
 
   /** Stops after the current batch; a job in progress is released for another worker to continue. */
@@ -54,32 +59,11 @@ export class IngestionWorker {
     await this.loop;
   }
 
-  private idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
-  }
-
   private async run(): Promise<void> {
-    let failedPolls = 0;
     while (this.running) {
-      let job: ClaimedJob | undefined;
-      try {
-        job = await claimJob(this.deps.db, this.id, this.options.leaseSeconds);
-        if (failedPolls > 0) this.deps.log.info({ failedPolls }, 'ingestion worker reaches the database again');
-        failedPolls = 0;
-      } catch (error) {
-        // Logged once per outage, not at every poll.
-        if (failedPolls === 0) this.deps.log.error({ err: error }, 'ingestion worker could not claim a job; retrying');
-        failedPolls += 1;
-      }
+      const job = await this.poller.claim(() => claimJob(this.deps.db, this.id, this.options.leaseSeconds));
       if (job) await this.work(job);
-      else await this.idle(failedPolls > 0 ? Math.min(this.options.pollMs * 2 ** failedPolls, MAX_OUTAGE_POLL_MS) : this.options.pollMs);
+      else await this.poller.idle();
     }
   }
 

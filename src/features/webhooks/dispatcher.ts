@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../core/config.ts';
 import type { Db } from '../../core/db/db.ts';
+import { Poller } from '../../core/poller.ts';
 import { claimDelivery, recordAttempt, releaseDelivery, type ClaimedDelivery } from './delivery-queue.ts';
 import { nextStep } from './retry-schedule.ts';
 import { sendWebhook, targetAgents, type TargetAgents } from './send-webhook.ts';
@@ -13,8 +14,6 @@ import { signatures, webhookPayload } from './webhook-payload.ts';
 const CONCURRENCY = 4;
 // The lease outlasts the attempt's time limit by this margin, for recording its outcome.
 const LEASE_MARGIN_MS = 5_000;
-// While the database is unreachable, polls back off to this, as the ingestion workers' do.
-const MAX_OUTAGE_POLL_MS = 5_000;
 
 export type DispatcherOptions = { pollMs: number; webhooks: Config['webhooks'] };
 
@@ -27,8 +26,8 @@ export type DispatcherOptions = { pollMs: number; webhooks: Config['webhooks'] }
 export class WebhookDispatcher {
   readonly id = `webhooks:${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private running = false;
-  private loops: Promise<void>[] = [];
-  private readonly wakers = new Set<() => void>();
+  private loop: Promise<void> | undefined;
+  private readonly poller: Poller;
   private readonly stopping = new AbortController();
   private readonly agents: TargetAgents;
 
@@ -37,53 +36,52 @@ export class WebhookDispatcher {
     private readonly options: DispatcherOptions,
   ) {
     this.agents = targetAgents(options.webhooks.allowPrivateTargets);
+    this.poller = new Poller({
+      pollMs: options.pollMs,
+      log: deps.log,
+      lostMessage: 'webhook dispatcher could not reach the database; retrying',
+      backMessage: 'webhook dispatcher reaches the database again',
+    });
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loops = Array.from({ length: CONCURRENCY }, () => this.run());
+    this.loop = this.run();
   }
 
   /** Stops polling; attempts in flight are aborted and their deliveries given back, due now. */
   async stop(): Promise<void> {
     this.running = false;
     this.stopping.abort();
-    for (const wake of this.wakers) wake();
-    await Promise.all(this.loops);
+    this.poller.wake();
+    await this.loop;
   }
 
-  private idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakers.add(done);
-    });
-  }
-
+  /**
+   * One loop claims and starts up to CONCURRENCY attempts at once; while nothing is due it polls
+   * once per `pollMs`, so an idle process costs one query per interval, not one per slot.
+   */
   private async run(): Promise<void> {
-    let failedPolls = 0;
+    const inFlight = new Set<Promise<void>>();
     while (this.running) {
-      try {
-        const delivery = await claimDelivery(this.deps.db, this.id, this.options.webhooks.timeoutMs + LEASE_MARGIN_MS);
-        if (failedPolls > 0) this.deps.log.info({ failedPolls }, 'webhook dispatcher reaches the database again');
-        failedPolls = 0;
-        if (delivery) {
-          await this.deliver(delivery);
-          continue;
-        }
-      } catch (error) {
-        // Logged once per outage. A delivery whose outcome could not be recorded stays leased
-        // and is sent again when the lease ends: at least once.
-        if (failedPolls === 0) this.deps.log.error({ err: error }, 'webhook dispatcher could not reach the database; retrying');
-        failedPolls += 1;
+      if (inFlight.size >= CONCURRENCY) {
+        await Promise.race(inFlight);
+        continue;
       }
-      await this.idle(failedPolls > 0 ? Math.min(this.options.pollMs * 2 ** failedPolls, MAX_OUTAGE_POLL_MS) : this.options.pollMs);
+      const delivery = await this.poller.claim(() => claimDelivery(this.deps.db, this.id, this.options.webhooks.timeoutMs + LEASE_MARGIN_MS));
+      if (!delivery) {
+        await this.poller.idle();
+        continue;
+      }
+      const attempt: Promise<void> = this.deliver(delivery)
+        // An outcome that could not be recorded leaves the delivery leased: it is sent again
+        // when the lease ends (at least once).
+        .catch((error: unknown) => this.deps.log.warn({ err: error, deliveryId: delivery.id }, 'webhook attempt not recorded; it is retried after its lease'))
+        .finally(() => inFlight.delete(attempt));
+      inFlight.add(attempt);
     }
+    await Promise.all(inFlight);
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
