@@ -11,6 +11,8 @@
  * BENCH_WORKER_PROCESSES>0 (PostgreSQL only) runs that many `lore worker` processes and no worker
  * in the API process. BENCH_FAKE_EMBEDDINGS=1 embeds through a local OpenAI-compatible server that
  * answers hashed bag-of-words vectors at once: it measures the pipeline without the model.
+ * BENCH_MODE=files measures the files adapter on generated PDFs and DOCX files instead (see
+ * ingest-files.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -23,6 +25,7 @@ import { chunkContent } from '../src/features/ingestion/chunking/chunk-content.t
 import { embeddingText } from '../src/features/ingestion/embedding-text.ts';
 import { fakeEmbeddingsEnv, startFakeOpenAi } from '../test/fake-openai.ts';
 import { markdownDocument, percentile, round } from './corpus.ts';
+import { benchFiles } from './ingest-files.ts';
 import { benchDatabase, benchEnv, benchTenant, call, ingestJobs, startBenchServer } from './lore-server.ts';
 
 const recordCount = Number(process.env.BENCH_RECORDS ?? 10_000);
@@ -34,6 +37,11 @@ const serverUrl = process.env.DATABASE_URL;
 
 const fake = process.env.BENCH_FAKE_EMBEDDINGS === '1' ? await startFakeOpenAi() : undefined;
 if (fake) Object.assign(process.env, fakeEmbeddingsEnv(fake, 384));
+if (process.env.BENCH_MODE === 'files') {
+  await benchFiles();
+  await fake?.close();
+  process.exit(0);
+}
 
 const records = Array.from({ length: recordCount }, (_, index) => {
   const { title, content } = markdownDocument(index + 1, recordSize);
