@@ -16,7 +16,13 @@ export const SubmitJobSchema = Type.Object(
 export const SubmitMultipartSchema = Type.Object({
   adapterType: Type.String(),
   knowledgeBaseId: Uuid,
-  data: Type.String({ format: 'binary', description: 'A JSON file, or the JSON text.' }),
+  data: Type.Optional(Type.String({ format: 'binary', description: 'A JSON file, or the JSON text (every adapter but files).' })),
+  files: Type.Optional(
+    Type.Array(Type.String({ format: 'binary' }), { description: 'adapterType=files: the documents (PDF, DOCX, HTML, Markdown, text), one part each, at most 1,000.' }),
+  ),
+  manifest: Type.Optional(
+    Type.String({ description: 'adapterType=files: JSON keyed by file name, each value {id?, title?, url?, tags?, metadata?}.' }),
+  ),
 });
 
 export const SubmittedSchema = Type.Object({ jobId: Uuid, status: Type.Literal('pending') });
