@@ -78,6 +78,9 @@ legend { padding: 0 4px; }
 .confirm { border-color: var(--bad); }
 .url, .facts dd, table.stack td { overflow-wrap: anywhere; }
 .webhook-actions { margin: 12px 0; }
+.attempt-log summary { cursor: pointer; }
+.attempt-log[open] { min-width: min(360px, 100%); }
+.attempts { margin: 4px 0; padding-left: 18px; font-size: 12px; }
 .webhook-actions > .actions { margin-left: 0; }
 @media (max-width: 720px) {
   .page { padding: 12px; }

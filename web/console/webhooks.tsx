@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { navigate, useAction, useData } from './hooks.ts';
-import type { Webhook, WebhookDelivery, WebhookEvent, WebhookWithSecret } from './types.ts';
-import { Cell, DetailPage, ErrorNotice, formatTime, PagedTable, RequireScope, StatusBadge, useApi } from './ui.tsx';
+import type { Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookEvent, WebhookWithSecret } from './types.ts';
+import { Cell, DetailPage, ErrorNotice, formatTime, JsonBlock, LoadedView, PagedTable, RequireScope, StatusBadge, useApi } from './ui.tsx';
 
 const webhooksPath = '/api/v2/webhooks';
 const pageSize = 20;
@@ -345,6 +345,40 @@ function formatLatency(ms: number | null | undefined): string {
   return ms === null || ms === undefined ? '—' : `${Math.round(ms)} ms`;
 }
 
+/** A delivery's attempt count, opening every attempt and the body sent (`GET …/deliveries/{id}`), read when opened. */
+function AttemptLog({ webhookId, delivery }: { webhookId: string; delivery: WebhookDelivery }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <details class="attempt-log" onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>{delivery.attempts}</summary>
+      {open ? <AttemptList webhookId={webhookId} deliveryId={delivery.id} version={`${delivery.attempts} ${delivery.status}`} /> : null}
+    </details>
+  );
+}
+
+function AttemptList({ webhookId, deliveryId, version }: { webhookId: string; deliveryId: string; version: string }) {
+  const api = useApi();
+  // Read again when the list shows another attempt or status.
+  const detail = useData((signal) => api.get<WebhookDeliveryDetail>(`${webhooksPath}/${webhookId}/deliveries/${deliveryId}`, {}, signal), [deliveryId, version]);
+  return (
+    <LoadedView loaded={detail}>
+      {(value) => (
+        <>
+          <ol class="attempts">
+            {value.attemptLog.map((attempt, index) => (
+              <li key={index}>
+                {formatTime(attempt.at)}: {attempt.statusCode ?? 'no answer'}, {formatLatency(attempt.latencyMs)}
+                {attempt.error ? ` (${attempt.error})` : ''}
+              </li>
+            ))}
+          </ol>
+          <JsonBlock value={value.payload} />
+        </>
+      )}
+    </LoadedView>
+  );
+}
+
 /** An endpoint's deliveries, newest first, live while the page is open. */
 function Deliveries({ webhookId }: { webhookId: string }) {
   const api = useApi();
@@ -381,7 +415,9 @@ function Deliveries({ webhookId }: { webhookId: string }) {
             <Cell label="Status">
               <StatusBadge status={delivery.status} />
             </Cell>
-            <Cell label="Attempts">{delivery.attempts}</Cell>
+            <Cell label="Attempts">
+              <AttemptLog webhookId={webhookId} delivery={delivery} />
+            </Cell>
             <Cell label="Last status">{delivery.lastAttempt?.statusCode ?? '—'}</Cell>
             <Cell label="Latency">{formatLatency(delivery.lastAttempt?.latencyMs)}</Cell>
             <Cell label="Error">{delivery.lastAttempt?.error ?? '—'}</Cell>

@@ -115,6 +115,11 @@ describe(`console Webhooks page in Chromium (${engine})`, () => {
       await waitForText(delivery, 'queued');
       await receiver.waitFor('the redelivery', (received) => (received.filter((item) => item.headers['webhook-id'] === webhookId && item.payload).length === 2 ? true : undefined));
       await waitForText(delivery, /delivered[\s\S]*\b2\b/);
+      // Its attempts and the body sent, read when opened.
+      await delivery.locator('.attempt-log summary').click();
+      await waitForText(delivery.locator('ol.attempts'), /204, \d+ ms[\s\S]*204, \d+ ms/);
+      assert.match(await delivery.locator('pre.json').innerText(), new RegExp(`"type": "job.completed"[\\s\\S]*"id": "${jobId}"`));
+      await assertFits(page, 'a delivery with its attempts and body');
 
       // Edit, disable, enable.
       await page.getByRole('button', { name: 'Edit' }).click();
