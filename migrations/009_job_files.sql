@@ -13,3 +13,19 @@ CREATE INDEX ingestion_job_files_workspace ON ingestion_job_files (workspace_id)
 
 -- The page of the document a chunk starts on (PDFs), so an answer's source can cite it.
 ALTER TABLE chunks ADD COLUMN page integer;
+
+-- A job that ends (completed, failed or cancelled) never runs again, so its uploaded files serve
+-- nothing more: they go in the statement that ends it, whichever code path that is (the worker,
+-- a cancel, a job failed after too many attempts). A workspace uploading 30 MB per job would
+-- otherwise keep every byte forever.
+CREATE FUNCTION drop_finished_job_files() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM ingestion_job_files WHERE workspace_id = NEW.workspace_id AND job_id = NEW.id;
+  RETURN NULL;
+END;
+$$;
+
+CREATE TRIGGER drop_finished_job_files AFTER UPDATE OF status ON ingestion_jobs
+  FOR EACH ROW
+  WHEN (NEW.status IN ('completed', 'failed', 'cancelled') AND OLD.status IS DISTINCT FROM NEW.status)
+  EXECUTE FUNCTION drop_finished_job_files();

@@ -228,6 +228,28 @@ describe(`files adapter (${engine})`, () => {
     assert.equal(again.result.embeddingsGenerated, 0);
   });
 
+  test('a job that ends keeps none of its uploaded bytes: completed, and cancelled while pending', async () => {
+    const storedFiles = async (db: TestServer['context']['db'], jobId: string) =>
+      (await db.query<{ files: number }>('SELECT count(*)::int AS files FROM ingestion_job_files WHERE job_id = $1', [jobId])).rows[0]!.files;
+    const upload = [{ name: 'a.md', bytes: '# A\n\nFirst file.\n' }, { name: 'b.txt', bytes: 'Second file.' }];
+    const completed = await ingestFiles(upload);
+    assert.equal(await storedFiles(server.context.db, completed.id), 0);
+
+    // Without workers the job stays pending, so the cancel (not the worker) is what ends it.
+    const idle = await startTestServer({ INGESTION_WORKERS: '0' });
+    try {
+      const tenant = await idle.tenant();
+      const kb = await createKnowledgeBase(idle, tenant.token);
+      const submitted = await idle.request('POST', JOBS, { token: tenant.token, raw: filesForm(kb, upload) });
+      assert.equal(submitted.status, 202, submitted.text);
+      assert.equal(await storedFiles(idle.context.db, submitted.body.jobId), 2);
+      assert.equal((await idle.request('DELETE', `${JOBS}/${submitted.body.jobId}`, { token: tenant.token })).status, 204);
+      assert.equal(await storedFiles(idle.context.db, submitted.body.jobId), 0);
+    } finally {
+      await idle.close();
+    }
+  });
+
   test('400: a JSON body, no file, a data part, an unknown manifest name, a bad manifest field, repeated names; files on another adapter', async () => {
     const json = await server.request('POST', JOBS, { token, body: { adapterType: 'files', knowledgeBaseId, data: {} } });
     assertError(json, 400, '/v2/data-ingestion/jobs');

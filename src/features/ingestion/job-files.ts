@@ -19,21 +19,3 @@ export async function readJobFile(db: Queryable, workspaceId: string, jobId: str
   if (!content) throw new Error(`The uploaded file ${ordinal} of job ${jobId} is missing.`);
   return Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
 }
-
-/**
- * Drops the uploaded files of the workspace's finished jobs: once every file of a job has its
- * result row, its bytes serve nothing (a job that completed, failed or was cancelled never runs
- * again), and a workspace uploading 30 MB per job would otherwise keep all of it forever.
- */
-export async function deleteFinishedJobFiles(db: Queryable, workspaceId: string): Promise<void> {
-  await db.query(
-    `DELETE FROM ingestion_job_files f USING ingestion_jobs j
-     WHERE f.workspace_id = $1 AND j.workspace_id = $1 AND j.id = f.job_id AND j.status IN ('completed', 'failed', 'cancelled')`,
-    [workspaceId],
-  );
-}
-
-/** Drops a job's uploaded files once all of them have a result row (the job resumes without them). */
-export async function deleteJobFiles(db: Queryable, workspaceId: string, jobId: string): Promise<void> {
-  await db.query('DELETE FROM ingestion_job_files WHERE workspace_id = $1 AND job_id = $2', [workspaceId, jobId]);
-}

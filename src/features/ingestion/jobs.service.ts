@@ -2,7 +2,7 @@ import type { Db, Queryable } from '../../core/db/db.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { Adapter } from './adapters/adapter.ts';
 import { jobJson, jobsPageJson, joined, type JobRow } from './job-body.ts';
-import { deleteFinishedJobFiles, insertJobFiles } from './job-files.ts';
+import { insertJobFiles } from './job-files.ts';
 import { jobResults, resultsVersionSql, type JobResultsCache } from './job-results.ts';
 import type { JobStatus } from './jobs.schemas.ts';
 
@@ -53,7 +53,6 @@ export async function submitJob(
     await insertJobFiles(tx, input.workspaceId, id, files);
     return id;
   });
-  await deleteFinishedJobFiles(db, input.workspaceId);
   return { jobId, status: 'pending' };
 }
 

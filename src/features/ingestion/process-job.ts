@@ -9,7 +9,7 @@ import { contentHash, sha256 } from './content-hash.ts';
 import { embeddingText } from './embedding-text.ts';
 import { lockEmbedding } from './embedding-lock.ts';
 import { LeaseLostError, UnrecoverableJobError } from './job-errors.ts';
-import { deleteJobFiles, readJobFile } from './job-files.ts';
+import { readJobFile } from './job-files.ts';
 import { finishedOrdinals, holdsLease, jobPayload, saveTimings, type ClaimedJob } from './queue.ts';
 
 // A batch ends at whichever comes first. 256 chunks keep both embedder threads busy with full
@@ -139,8 +139,6 @@ async function runBatches(deps: JobDeps, job: ClaimedJob, shouldContinue: Should
   }
   await pendingWrite;
   await save(true);
-  // Every file has its result row now: a resumed job would need none of them.
-  if (adapter.fromFiles) await deleteJobFiles(db, job.workspaceId, job.id);
   return 'done';
 }
 
