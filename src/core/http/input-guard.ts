@@ -26,7 +26,7 @@ const MAX_REPORTED = 20;
 const NUL = '\u0000';
 
 /** Text PostgreSQL cannot store: a NUL character, or an unpaired UTF-16 surrogate (invalid in jsonb and UTF-8). */
-function unstorable(text: string): boolean {
+export function unstorable(text: string): boolean {
   return text.includes(NUL) || !text.isWellFormed();
 }
 

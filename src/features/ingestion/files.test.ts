@@ -250,7 +250,7 @@ describe(`files adapter (${engine})`, () => {
     }
   });
 
-  test('400: a JSON body, no file, a data part, an unknown manifest name, a bad manifest field, repeated names; files on another adapter', async () => {
+  test('400: a JSON body, no file, a data part, an unknown manifest name, a bad manifest field, repeated names, a NUL in a name; files on another adapter', async () => {
     const json = await server.request('POST', JOBS, { token, body: { adapterType: 'files', knowledgeBaseId, data: {} } });
     assertError(json, 400, '/v2/data-ingestion/jobs');
     assert.equal(json.body.message, 'The files adapter takes multipart/form-data with file parts named files (and an optional manifest part), not a JSON body.');
@@ -286,6 +286,11 @@ describe(`files adapter (${engine})`, () => {
 
     const repeated = await submitFiles([{ name: 'a.md', bytes: '# A' }, { name: 'a.md', bytes: '# B' }]);
     assert.deepEqual(repeated.body.errors, [{ path: '/files/1', message: 'repeats the file name a.md of /files/0; file names must be unique' }]);
+
+    // The name becomes the record id: a NUL in it is refused, not stored or stripped.
+    const nul = await submitFiles([{ name: 'a\u0000b.md', bytes: '# A' }]);
+    assertError(nul, 400, '/v2/data-ingestion/jobs');
+    assert.deepEqual(nul.body.errors, [{ path: '/files/0', message: 'has a file name with NUL characters or unpaired surrogates' }]);
 
     const other = filesForm(knowledgeBaseId, [{ name: 'a.md', bytes: '# A' }]);
     other.set('adapterType', 'generic-json');

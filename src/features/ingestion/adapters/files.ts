@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../../../core/http/schemas.ts';
+import { unstorable } from '../../../core/http/input-guard.ts';
 import { yieldEvery } from '../../../core/yield-every.ts';
 import type { Adapter, AdapterIssue, NormalizedRecord, RecordFailure, UploadedFile } from './adapter.ts';
 import { decodeText, detectFormat, type FileFormat } from './files/detect-format.ts';
@@ -83,6 +84,9 @@ async function fromFiles(files: UploadedFile[], manifest: unknown): Promise<{ da
   files.forEach((file, index) => {
     if (file.name.trim() === '') issues.add({ path: `/files/${index}`, message: 'has no file name (the part needs a filename)' });
     else if (file.name.length > limits.idLength) issues.add({ path: `/files/${index}`, message: `has a file name longer than ${limits.idLength} characters` });
+    // The name becomes the record id, stored as text: refused rather than repaired, so that an id
+    // never silently differs from the name the client sent.
+    else if (unstorable(file.name)) issues.add({ path: `/files/${index}`, message: 'has a file name with NUL characters or unpaired surrogates' });
     const first = firstIndex.get(file.name);
     if (first !== undefined) issues.add({ path: `/files/${index}`, message: `repeats the file name ${file.name} of /files/${first}; file names must be unique` });
     else firstIndex.set(file.name, index);
