@@ -1,7 +1,8 @@
 /**
  * The resources the fuzz aims at, created through the API before it starts: two workspaces (the
  * caller's and a foreign one), their clients, knowledge bases, experiences and sessions, and in
- * the caller's an ingested job with its entry and an answered query. `snapshot` reads them all
+ * the caller's an ingested job with its entry, an answered query and a webhook endpoint (another
+ * in the foreign one). `snapshot` reads them all
  * back, with every list, so that a run can prove it changed nothing.
  */
 import { fakeEmbeddingsEnv, type FakeOpenAi } from '../fake-openai.ts';
@@ -77,6 +78,10 @@ export async function createFuzzFixture(server: TestServer): Promise<{ fixture: 
 
   const foreignKnowledgeBaseId = await createKnowledgeBase(server, foreign.token);
   const foreignSide = await experienceAndSession(server, foreign.token, foreignKnowledgeBaseId);
+  // Created after the job, so no delivery is due: the fuzz changes nothing that would make one.
+  const webhook = { url: 'https://hooks.example.com/lore', events: ['job.completed'], description: 'fuzz' };
+  const ownWebhook = await expectStatus(server, 201, 'POST', '/api/v2/webhooks', { token: own.token, body: webhook });
+  const foreignWebhook = await expectStatus(server, 201, 'POST', '/api/v2/webhooks', { token: foreign.token, body: webhook });
 
   const fixture: FuzzFixture = {
     ids: {
@@ -88,6 +93,7 @@ export async function createFuzzFixture(server: TestServer): Promise<{ fixture: 
       entry: { own: entryId },
       session: { own: sessionId, foreign: foreignSide.sessionId },
       query: { own: query.queryId },
+      webhook: { own: ownWebhook.id, foreign: foreignWebhook.id },
     },
     tokens: { own: own.token, lowScope, foreign: foreign.token },
     adminKey: ADMIN_KEY,
@@ -100,6 +106,10 @@ export async function createFuzzFixture(server: TestServer): Promise<{ fixture: 
     { path: `/api/v2/data-ingestion/jobs/${job.id}?includePayload=true`, token: own.token },
     { path: `/api/v2/knowledge-bases/${knowledgeBaseId}/entries/${entryId}`, token: own.token },
     { path: `/api/v2/knowledge-bases/${knowledgeBaseId}/entries?limit=100`, token: own.token },
+    { path: `/api/v2/webhooks/${ownWebhook.id}`, token: own.token },
+    { path: `/api/v2/webhooks/${foreignWebhook.id}`, token: foreign.token },
+    { path: '/api/v2/webhooks?limit=100', token: own.token },
+    { path: `/api/v2/webhooks/${ownWebhook.id}/deliveries`, token: own.token },
     { path: `/api/v2/admin/workspaces/${own.workspaceId}`, token: ADMIN_KEY },
     { path: `/api/v2/admin/workspaces/${foreign.workspaceId}`, token: ADMIN_KEY },
     { path: '/api/v2/admin/workspaces?limit=100', token: ADMIN_KEY },

@@ -27,7 +27,7 @@ export type JsonSchema = {
 };
 
 /** The resources the fixture creates, which path parameters and body references point at. */
-export type ResourceKind = 'workspace' | 'client' | 'knowledgeBase' | 'experience' | 'job' | 'entry' | 'session' | 'query';
+export type ResourceKind = 'workspace' | 'client' | 'knowledgeBase' | 'experience' | 'job' | 'entry' | 'session' | 'query' | 'webhook';
 
 /** How an operation authenticates: a workspace bearer token, the admin key, optional (query), or none. */
 export type AuthKind = 'bearer' | 'admin' | 'optional' | 'none';
@@ -61,6 +61,7 @@ const segmentResources: Record<string, ResourceKind> = {
   entries: 'entry',
   sessions: 'session',
   queries: 'query',
+  webhooks: 'webhook',
 };
 
 function resourceOf(path: string, name: string): ResourceKind | undefined {
