@@ -4,6 +4,12 @@ import type { Locator, Page } from 'playwright-core';
 
 export const WAIT_MS = 20_000;
 
+/** The sizes every console test runs at: a desktop and a phone (issue 11: every page fits 390 px). */
+export const viewports = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+];
+
 /** Waits until the locator's text contains `text` (polling, as the console updates live). */
 export async function waitForText(locator: Locator, text: string | RegExp, timeoutMs = WAIT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -30,9 +36,21 @@ export async function signInConsole(page: Page, serverUrl: string, client: { cli
   await page.getByRole('navigation', { name: 'Sections' }).waitFor();
 }
 
-/** Fails when the page is wider than its viewport (it would scroll sideways); `where` names the view. */
+/**
+ * Fails when the page is wider than its viewport (it would scroll sideways) or a control (link,
+ * button, field, progress bar) reaches past either edge; `where` names the view.
+ */
 export async function assertFits(page: Page, where: string): Promise<void> {
   const width = page.viewportSize()?.width ?? 0;
   const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(scrollWidth <= width, `${where} fits ${width} px; it is ${scrollWidth} px wide`);
+  const offScreen = await page.evaluate((viewportWidth) => {
+    const controls = Array.from(document.querySelectorAll<HTMLElement>('a, button, input, select, textarea, [role="progressbar"]'));
+    return controls
+      .filter((control) => control.getClientRects().length > 0 && !control.closest('.visually-hidden'))
+      .map((control) => ({ control, box: control.getBoundingClientRect() }))
+      .filter(({ box }) => box.width > 0 && (box.left < -0.5 || box.right > viewportWidth + 0.5))
+      .map(({ control, box }) => `${control.tagName.toLowerCase()} "${(control.innerText || control.getAttribute('aria-label') || '').trim().slice(0, 40)}" at ${Math.round(box.left)}–${Math.round(box.right)} px`);
+  }, width);
+  assert.deepEqual(offScreen, [], `${where}: no control is off-screen at ${width} px`);
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { useAction, useData } from './hooks.ts';
 import type { Job, JobStatus, RecordResult } from './types.ts';
-import { Cell, DetailPage, ErrorNotice, formatTime, PagedTable, ProgressBar, StatusBadge, Table, useApi, useNames } from './ui.tsx';
+import { Cell, ConfirmButton, DetailPage, ErrorNotice, formatTime, PagedTable, ProgressBar, StatusBadge, Table, useApi, useNames } from './ui.tsx';
 
 const statuses: JobStatus[] = ['pending', 'processing', 'completed', 'failed', 'cancelled'];
 const jobsPath = '/api/v2/data-ingestion/jobs';
@@ -57,6 +57,13 @@ async function downloadPayload(api: Api, jobId: string): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 }
 
+/** What cancelling the job costs, asked before it is done: one click once cancelled an 800-record job. */
+function cancelQuestion(job: Job): string {
+  const total = job.data.progress.total || job.data.recordCount;
+  const left = Math.max(0, total - job.data.progress.processed);
+  return `Cancel this job? ${left} of its ${total} records will not be ingested; the ones already written stay. A cancelled job cannot be resumed.`;
+}
+
 /** The Payload and Cancel buttons of a job, with the error of the last click. */
 function JobActions({ job, onChanged }: { job: Job; onChanged: () => void }) {
   const api = useApi();
@@ -70,9 +77,14 @@ function JobActions({ job, onChanged }: { job: Job; onChanged: () => void }) {
         Payload
       </button>
       {isRunning(job) ? (
-        <button type="button" class="danger" disabled={busy} onClick={() => act(() => api.request('DELETE', `${jobsPath}/${job.id}`))}>
-          Cancel
-        </button>
+        <ConfirmButton
+          label="Cancel"
+          question={cancelQuestion(job)}
+          confirm="Cancel job"
+          keep="Keep running"
+          disabled={busy}
+          onConfirm={() => act(() => api.request('DELETE', `${jobsPath}/${job.id}`))}
+        />
       ) : null}
       <ErrorNotice error={error} />
     </div>
@@ -206,20 +218,20 @@ function ResultsTable({ results, knowledgeBaseId }: { results: RecordResult[]; k
         </label>
       </header>
       <Table
-        name="results"
+        name="results stack"
         columns={['Record', 'Status', 'Detail', 'Entry']}
         rows={rows.slice(0, shown)}
         empty="No records yet."
         row={(result) => (
           <tr key={result.sourceId} class={`result-${result.status}`}>
-            <td>
+            <Cell label="Record">
               <code>{result.sourceId}</code>
-            </td>
-            <td>
+            </Cell>
+            <Cell label="Status">
               <StatusBadge status={result.status} />
-            </td>
-            <td>{result.error ?? [result.action, result.reason].filter(Boolean).join(' ')}</td>
-            <td>{result.entryId ? <a href={`#/knowledge-bases/${knowledgeBaseId}/entries/${result.entryId}`}>entry</a> : '—'}</td>
+            </Cell>
+            <Cell label="Detail">{result.error ?? [result.action, result.reason].filter(Boolean).join(' ')}</Cell>
+            <Cell label="Entry">{result.entryId ? <a href={`#/knowledge-bases/${knowledgeBaseId}/entries/${result.entryId}`}>entry</a> : '—'}</Cell>
           </tr>
         )}
       />

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useData } from './hooks.ts';
 import type { Entry, EntryWithChunks, KnowledgeBase } from './types.ts';
-import { BackLink, ExternalLink, formatTime, JsonBlock, LoadedView, PagedTable, useApi } from './ui.tsx';
+import { BackLink, Cell, ExternalLink, formatTime, JsonBlock, LoadedView, PagedTable, useApi } from './ui.tsx';
 
 const basePath = '/api/v2/knowledge-bases';
 const pageSize = 20;
@@ -30,27 +30,27 @@ export function KnowledgeBasesView() {
         offset={offset}
         limit={pageSize}
         onOffset={setOffset}
-        name="knowledge-bases"
+        name="knowledge-bases stack"
         columns={['Name', 'Entries', 'Chunking', 'Embeddings', 'Updated']}
         empty="No knowledge bases."
         row={(knowledgeBase) => (
           <tr key={knowledgeBase.id} data-knowledge-base-id={knowledgeBase.id}>
-            <td>
+            <Cell label="Name">
               <a href={`#/knowledge-bases/${knowledgeBase.id}`}>{knowledgeBase.name}</a>
               {knowledgeBase.description ? <div class="muted">{knowledgeBase.description}</div> : null}
-            </td>
-            <td>
+            </Cell>
+            <Cell label="Entries">
               <EntryCount knowledgeBaseId={knowledgeBase.id} />
-            </td>
-            <td>
+            </Cell>
+            <Cell label="Chunking">
               {knowledgeBase.chunkSize} chars, {knowledgeBase.chunkOverlap} overlap
-            </td>
-            <td>
+            </Cell>
+            <Cell label="Embeddings">
               {knowledgeBase.embedding
                 ? `${knowledgeBase.embedding.provider}/${knowledgeBase.embedding.model} (${knowledgeBase.embedding.dimension})`
                 : 'none yet'}
-            </td>
-            <td>{formatTime(knowledgeBase.updatedAt)}</td>
+            </Cell>
+            <Cell label="Updated">{formatTime(knowledgeBase.updatedAt)}</Cell>
           </tr>
         )}
       />
@@ -93,21 +93,21 @@ export function EntriesView({ knowledgeBaseId }: { knowledgeBaseId: string }) {
         offset={offset}
         limit={pageSize}
         onOffset={setOffset}
-        name="entries"
+        name="entries stack"
         columns={['Title', 'Record id', 'Type', 'Tags', 'Chunks', 'Updated']}
         empty="No entries."
         row={(entry) => (
           <tr key={entry.id}>
-            <td>
+            <Cell label="Title">
               <a href={`#/knowledge-bases/${knowledgeBaseId}/entries/${entry.id}`}>{entry.title}</a>
-            </td>
-            <td>
+            </Cell>
+            <Cell label="Record id">
               <code>{entry.recordId}</code>
-            </td>
-            <td>{entry.contentType}</td>
-            <td>{entry.tags.join(', ')}</td>
-            <td>{entry.chunkCount}</td>
-            <td>{formatTime(entry.updatedAt)}</td>
+            </Cell>
+            <Cell label="Type">{entry.contentType}</Cell>
+            <Cell label="Tags">{entry.tags.join(', ')}</Cell>
+            <Cell label="Chunks">{entry.chunkCount}</Cell>
+            <Cell label="Updated">{formatTime(entry.updatedAt)}</Cell>
           </tr>
         )}
       />

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { navigate, useData } from './hooks.ts';
 import type { ChatSession, ChatSessionWithMessages, SessionMessage } from './types.ts';
-import { DetailPage, ExternalLink, formatTime, JsonBlock, PagedTable, StatusBadge, useApi, useNames } from './ui.tsx';
+import { Cell, DetailPage, ExternalLink, formatTime, JsonBlock, PagedTable, StatusBadge, useApi, useNames } from './ui.tsx';
 
 const sessionsPath = '/api/v2/sessions';
 const pageSize = 20;
@@ -75,21 +75,21 @@ export function SessionsView({ experienceId }: { experienceId: string | undefine
         offset={offset}
         limit={pageSize}
         onOffset={setOffset}
-        name="sessions"
+        name="sessions stack"
         columns={['Last question', 'Experience', 'User', 'Status', 'Questions', 'Started']}
         empty="No sessions."
         row={(session) => (
           <tr key={session.id}>
-            <td>
+            <Cell label="Last question">
               <a href={`#/sessions/${session.id}`}>{formatTime(session.lastQueryAt ?? session.createdAt)}</a>
-            </td>
-            <td>{names.get(session.experienceId) ?? <code>{session.experienceId.slice(0, 8)}</code>}</td>
-            <td>{session.userId ?? <span class="muted">anonymous</span>}</td>
-            <td>
+            </Cell>
+            <Cell label="Experience">{names.get(session.experienceId) ?? <code>{session.experienceId.slice(0, 8)}</code>}</Cell>
+            <Cell label="User">{session.userId ?? <span class="muted">anonymous</span>}</Cell>
+            <Cell label="Status">
               <StatusBadge status={session.status} />
-            </td>
-            <td>{session.queryCount}</td>
-            <td>{formatTime(session.createdAt)}</td>
+            </Cell>
+            <Cell label="Questions">{session.queryCount}</Cell>
+            <Cell label="Started">{formatTime(session.createdAt)}</Cell>
           </tr>
         )}
       />

@@ -9,7 +9,7 @@ a { color: var(--accent); }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
 pre { white-space: pre-wrap; word-break: break-word; margin: 0; font-size: 12px; }
 h1, h2, h3 { margin: 0 0 12px; }
-h2 { font-size: 20px; } h3 { font-size: 16px; margin-top: 16px; }
+h2 { font-size: 20px; overflow-wrap: anywhere; } h3 { font-size: 16px; margin-top: 16px; }
 button, .button { font: inherit; padding: 5px 12px; border: 1px solid var(--line); border-radius: 6px; background: var(--card);
   color: var(--fg); cursor: pointer; text-decoration: none; display: inline-block; }
 button:disabled { opacity: .5; cursor: default; }
@@ -48,7 +48,7 @@ th { font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: v
 .notice.error { border-color: var(--bad); }
 .notice.success { border-color: var(--good); }
 .scope-missing { border-color: var(--warn); background: color-mix(in srgb, var(--warn) 10%, var(--card)); }
-.facts { display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; margin: 0 0 12px; }
+.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 6px 16px; margin: 0 0 12px; }
 .facts dt { color: var(--muted); } .facts dd { margin: 0; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 16px; margin-bottom: 16px; }
 .json { background: var(--bg); padding: 8px; border-radius: 6px; }
@@ -91,6 +91,8 @@ legend { padding: 0 4px; }
   table.stack td { display: grid; grid-template-columns: 7.5em minmax(0, 1fr); gap: 8px; border: 0; padding: 3px 10px; min-width: 0; }
   table.stack .progress, table.stack .progress-cell { min-width: 0; }
   table.stack td::before { content: attr(data-label); color: var(--muted); font-size: 12px; }
+  .facts { grid-template-columns: minmax(0, 1fr); gap: 0; }
+  .facts dd { margin-bottom: 8px; }
 }
 .playground { width: 100%; height: 640px; border: 1px solid var(--line); border-radius: 10px; background: #fff; margin-top: 12px; }
 .transcript { padding-left: 0; list-style: none; }

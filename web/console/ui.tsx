@@ -1,6 +1,6 @@
 import type { ComponentChildren, VNode } from 'preact';
 import { createContext, Fragment } from 'preact';
-import { useContext } from 'preact/hooks';
+import { useContext, useState } from 'preact/hooks';
 import { type Api, ApiError } from './api.ts';
 import { type Loaded, useData } from './hooks.ts';
 
@@ -223,4 +223,49 @@ export function ExternalLink({ url, children }: { url: string | null; children: 
 /** A value as indented JSON, for settings and metadata. */
 export function JsonBlock({ value }: { value: unknown }) {
   return <pre class="json">{JSON.stringify(value, null, 2)}</pre>;
+}
+
+/** A button that asks first: the question with a confirming and a keeping button. */
+export function ConfirmButton({
+  label,
+  question,
+  confirm,
+  keep = 'Keep it',
+  disabled,
+  onConfirm,
+}: {
+  label: string;
+  question: string;
+  confirm: string;
+  /** The text of the button that answers no. */
+  keep?: string;
+  disabled: boolean;
+  onConfirm: () => void;
+}) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" class="danger" disabled={disabled} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  }
+  return (
+    <div class="notice confirm" role="alertdialog" aria-label={label}>
+      <p>{question}</p>
+      <button
+        type="button"
+        class="danger"
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        {confirm}
+      </button>{' '}
+      <button type="button" onClick={() => setAsking(false)}>
+        {keep}
+      </button>
+    </div>
+  );
 }

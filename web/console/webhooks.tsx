@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { navigate, useAction, useData } from './hooks.ts';
 import type { Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookEvent, WebhookWithSecret } from './types.ts';
-import { Cell, DetailPage, ErrorNotice, formatTime, JsonBlock, LoadedView, PagedTable, RequireScope, StatusBadge, useApi } from './ui.tsx';
+import { Cell, ConfirmButton, DetailPage, ErrorNotice, formatTime, JsonBlock, LoadedView, PagedTable, RequireScope, StatusBadge, useApi } from './ui.tsx';
 
 const webhooksPath = '/api/v2/webhooks';
 const pageSize = 20;
@@ -54,36 +54,6 @@ function SecretPanel({ secret, onDone }: { secret: string; onDone: () => void })
       {copied === false ? <p class="muted">The browser refused to copy: the secret is selected, copy it by hand.</p> : null}
       <button type="button" class="primary" onClick={onDone}>
         Done, hide it
-      </button>
-    </div>
-  );
-}
-
-/** A button that asks first: the question with a confirming and a keeping button. */
-function ConfirmButton({ label, question, confirm, disabled, onConfirm }: { label: string; question: string; confirm: string; disabled: boolean; onConfirm: () => void }) {
-  const [asking, setAsking] = useState(false);
-  if (!asking) {
-    return (
-      <button type="button" class="danger" disabled={disabled} onClick={() => setAsking(true)}>
-        {label}
-      </button>
-    );
-  }
-  return (
-    <div class="notice confirm" role="alertdialog" aria-label={label}>
-      <p>{question}</p>
-      <button
-        type="button"
-        class="danger"
-        onClick={() => {
-          setAsking(false);
-          onConfirm();
-        }}
-      >
-        {confirm}
-      </button>{' '}
-      <button type="button" onClick={() => setAsking(false)}>
-        Keep it
       </button>
     </div>
   );

@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { fileKind, jsonLinesPayload, maxFilesPerJob, multipartLimitBytes, packDocuments } from '../../../web/console/upload-plan.ts';
 import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
-import { assertFits, openSection, signInConsole, waitForText } from '../../../test/console-page.ts';
+import { assertFits, openSection, signInConsole, viewports, waitForText } from '../../../test/console-page.ts';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, waitForJob } from '../../../test/ingestion.ts';
@@ -32,11 +32,6 @@ async function manualPdf(topic: string): Promise<Buffer> {
   }
   return Buffer.from(await pdf.save());
 }
-
-const viewports = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-];
 
 test('documents are packed in order into jobs under the multipart limit; JSON and JSON Lines keep their adapter', () => {
   const file = (name: string, megabytes: number) => ({ name, size: megabytes * MB });

@@ -10,18 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
-import { assertFits, openSection, signInConsole, waitForText } from '../../../test/console-page.ts';
+import { assertFits, openSection, signInConsole, viewports, waitForText } from '../../../test/console-page.ts';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, submit } from '../../../test/ingestion.ts';
 import { WebhookReceiver } from '../../../test/webhook-receiver.ts';
 
 const screenshotPath = fileURLToPath(new URL('../../../docs/images/console-webhooks.png', import.meta.url));
-
-const viewports = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-];
 
 describe(`console Webhooks page in Chromium (${engine})`, () => {
   let server: TestServer;

@@ -168,6 +168,7 @@ describe(`operator console in Chromium (${engine})`, () => {
     assert.deepEqual(JSON.parse(await readFile((await download.path())!, 'utf8')), { records });
 
     await row.getByRole('button', { name: 'Cancel' }).click();
+    await row.getByRole('alertdialog').getByRole('button', { name: 'Cancel job' }).click();
     await waitForText(row, 'cancelled');
     assert.equal(await row.getByRole('button', { name: 'Cancel' }).count(), 0, 'a finished job has no Cancel button');
     const cancelled = await server.request('GET', `/api/v2/data-ingestion/jobs/${jobId}`, { token });
@@ -337,6 +338,7 @@ describe(`operator console in Chromium (${engine})`, () => {
       const row = second.locator(`tr[data-job-id="${jobId}"]`);
       await waitForText(row, 'pending');
       await row.getByRole('button', { name: 'Cancel' }).click();
+      await row.getByRole('alertdialog').getByRole('button', { name: 'Cancel job' }).click();
       await waitForText(row.locator('.scope-missing'), 'Your access token lacks the scope data-ingestion:write');
       const job = await server.request('GET', `/api/v2/data-ingestion/jobs/${jobId}`, { token });
       assert.equal(job.body.status, 'pending');
