@@ -77,6 +77,16 @@ describe('first start on an empty embedded database, then a restart', { skip: en
     assert.ok(queryCurl.includes(`"experienceId":"${ids.experience}"`), queryCurl);
   });
 
+  test('the block prints the console, the widget demo and the API reference, and GET / links them; each answers', async () => {
+    for (const path of ['/console', '/demo', '/docs']) {
+      assert.match(stdout, new RegExp(`^ {2}${url}${path} +\\S`, 'm'), `the block prints ${url}${path}:\n${stdout}`);
+      assert.equal((await send('GET', `${url}${path}`)).status, 200, path);
+    }
+    const home = await send('GET', `${url}/`);
+    assert.equal(home.status, 200);
+    for (const path of ['/console', '/demo', '/docs']) assert.ok(String(home.body).includes(`href="${path}"`), `GET / links ${path}`);
+  });
+
   test('the printed token curl line, run as printed, yields an access token', async () => {
     const command = curlCommand(stdout, '/v2/auth/access-tokens');
     assert.ok(command.startsWith(`curl -s ${url}/v2/auth/access-tokens `), command);

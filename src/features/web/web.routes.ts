@@ -5,6 +5,7 @@ import { AppError } from '../../core/errors.ts';
 import type { App } from '../../core/http/app-types.ts';
 import { responses, Uuid } from '../../core/http/schemas.ts';
 import { escapeHtml, htmlDocument, loadBundle, serveBundle, servePage } from './bundles.ts';
+import { registerHomeRoutes } from './home.routes.ts';
 
 /**
  * The experience the first start created (workspace `default`, experience `default`), which
@@ -44,8 +45,9 @@ function demoPage(experienceId: string, origin: string): string {
   return htmlDocument('lore widget demo', body, head);
 }
 
-/** GET /widget.js (the embeddable chat widget), GET /demo (a host page embedding it) and GET /console (the operator console). */
+/** GET / (links to the pages below), GET /widget.js (the embeddable chat widget), GET /demo (a host page embedding it) and GET /console (the operator console). */
 export function registerWebRoutes(app: App, context: AppContext): void {
+  registerHomeRoutes(app);
   serveBundle(app, 'widget');
   // The operator console (web/console/): a single-page app over the public API.
   servePage(app, '/console', { title: 'lore console', bundle: 'console' });

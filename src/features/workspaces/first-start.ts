@@ -2,6 +2,7 @@ import type { AppContext } from '../../core/context.ts';
 import { createClient } from '../access-token-clients/clients.service.ts';
 import { createExperience } from '../experiences/experiences.service.ts';
 import { createKnowledgeBase } from '../knowledge-bases/knowledge-bases.service.ts';
+import { homeLinks } from '../web/home.routes.ts';
 import { createWorkspace } from './workspaces.service.ts';
 
 /** What the first start created, for the block printed to the operator. */
@@ -55,6 +56,9 @@ export function firstStartBlock(created: FirstStart, baseUrl: string): string {
     'Ask the default experience a question (after ingesting content into the knowledge base):',
     `  curl -s ${baseUrl}/api/v2/query -H 'content-type: application/json' \\`,
     `    -d '{"experienceId":"${created.experienceId}","text":"What is lore?"}'`,
+    '',
+    `Open in a browser (${baseUrl}/ links them too):`,
+    ...homeLinks.map((link) => `  ${`${baseUrl}${link.path}`.padEnd(baseUrl.length + 10)} ${link.name}`),
     '====================================================================================',
     '',
   ].join('\n');
