@@ -34,9 +34,17 @@ export function safeUrl(url: string | null | undefined): string | undefined {
   }
 }
 
+// A citation `[n]`, not the text of a Markdown link `[n](…)` or a reference definition `[n]:`.
+const CITATION = /\[(\d+)\](?![([:])/g;
+
+/** The source numbers an answer cites with `[n]`. */
+export function citedNumbers(text: string): Set<number> {
+  return new Set(Array.from(text.matchAll(CITATION), (match) => Number(match[1])));
+}
+
 /** Turns the citations `[n]` of an answer into links to source n, when it has a URL. */
 function linkCitations(text: string, sources: Source[]): string {
-  return text.replace(/\[(\d+)\](?![([:])/g, (citation, number: string) => {
+  return text.replace(CITATION, (citation, number: string) => {
     const href = safeUrl(sources.find((source) => source.number === Number(number))?.url);
     return href ? `[\\[${number}\\]](<${href}>)` : citation;
   });

@@ -57,7 +57,8 @@ button:disabled { cursor: default; opacity: .55; }
 .markdown > :last-child { margin-bottom: 0; }
 .markdown p, .markdown ul, .markdown ol, .markdown pre, .markdown blockquote { margin: 0 0 8px; }
 .markdown ul, .markdown ol { padding-left: 20px; }
-.markdown a, .sources a { color: var(--accent); text-decoration: underline; }
+.markdown a { color: var(--accent); text-decoration: underline; }
+.sources a { color: var(--accent); text-decoration: none; }
 .root.dark .markdown a, .root.dark .sources a { color: #58a6ff; }
 .markdown pre { overflow-x: auto; padding: 8px; border-radius: 6px; background: var(--bg); }
 .markdown code { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
@@ -71,8 +72,11 @@ button:disabled { cursor: default; opacity: .55; }
 @keyframes blink { 0%, 80%, 100% { opacity: .25; } 40% { opacity: 1; } }
 @media (prefers-reduced-motion: reduce) { .typing span { animation: none; } }
 .error { margin: 6px 0 0; padding: 8px 12px; border-radius: 8px; color: var(--error); background: var(--error-bg); align-self: stretch; }
-.sources { margin: 8px 0 0; padding: 8px 0 0 20px; border-top: 1px solid var(--border); font-size: 13px; }
-.sources-title { margin: 8px 0 0; font-size: 12px; font-weight: 600; color: var(--muted); }
+/* Cited sources: one compact row of numbered chips, each shortened to one line (its title on hover). */
+.sources { display: flex; flex-wrap: wrap; gap: 4px 6px; margin: 8px 0 0; padding: 0; list-style: none; font-size: 12px; }
+.sources li { display: inline-flex; align-items: center; gap: 4px; max-width: 100%; padding: 2px 8px 2px 2px; border: 1px solid var(--border); border-radius: 999px; background: var(--bg); }
+.sources li > :last-child { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+.source-number { display: grid; place-items: center; min-width: 18px; height: 18px; padding: 0 4px; border-radius: 999px; background: var(--bubble); color: var(--muted); font-size: 11px; font-weight: 600; }
 .actions { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 8px; }
 .action { display: inline-flex; align-items: center; gap: 6px; padding: 6px 10px; border: 1px solid var(--accent); border-radius: 999px; color: var(--accent); background: var(--bg); font-size: 13px; }
 .root.dark .action { color: var(--fg); }

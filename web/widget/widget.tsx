@@ -1,8 +1,8 @@
 /** The chat panel and its launcher (rendered by main.tsx inside a shadow root). */
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { friendlyError, RequestError, sendFeedback, streamQuery, type Action, type Answer, type StreamHandlers } from './api.ts';
+import { friendlyError, RequestError, sendFeedback, streamQuery, type Action, type Answer, type Source, type StreamHandlers } from './api.ts';
 import { ChatIcon, CloseIcon, NewIcon, ThumbDownIcon, ThumbUpIcon } from './icons.tsx';
-import { renderMarkdown, safeUrl, sanitizeSvg } from './markdown.ts';
+import { citedNumbers, renderMarkdown, safeUrl, sanitizeSvg } from './markdown.ts';
 import type { WidgetOptions } from './options.ts';
 import { emptyConversation, loadConversation, saveConversation, type AssistantMessage, type Conversation, type Message } from './store.ts';
 
@@ -33,8 +33,21 @@ type AssistantProps = {
   onRate(message: AssistantMessage, rating: 'up' | 'down'): void;
 };
 
+/**
+ * What an answer shows below its text: the sources it cites with `[n]` (an answer that cites none
+ * used none), and the actions without the `open_url` buttons that only repeat a source's link.
+ */
+function shownParts(message: AssistantMessage): { sources: Source[]; actions: Action[] } {
+  const cited = citedNumbers(message.text);
+  const sources = message.sources.filter((source) => cited.has(source.number));
+  const sourceUrls = new Set(message.sources.map((source) => safeUrl(source.url)).filter(Boolean));
+  const actions = message.actions.filter((action) => action.action.type !== 'open_url' || !sourceUrls.has(safeUrl(action.action.url)));
+  return { sources, actions };
+}
+
 function AssistantBubble({ message, onAction, onRate }: AssistantProps) {
   const html = useMemo(() => renderMarkdown(message.text, message.sources), [message.text, message.sources]);
+  const { sources, actions } = useMemo(() => shownParts(message), [message.text, message.sources, message.actions]);
   const waiting = message.status === 'streaming' && message.text === '';
   return (
     <article class={`message assistant${message.text === '' && message.error ? ' failed' : ''}`} aria-busy={message.status === 'streaming'} aria-label="Answer">
@@ -46,31 +59,31 @@ function AssistantBubble({ message, onAction, onRate }: AssistantProps) {
         </span>
       )}
       {message.text !== '' && <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />}
-      {message.sources.length > 0 && (
-        <>
-          <p class="sources-title">Sources</p>
-          <ol class="sources" aria-label="Sources">
-            {message.sources.map((source) => {
-              const href = safeUrl(source.url);
-              const label = source.title || source.url || `Source ${source.number}`;
-              return (
-                <li key={source.number} value={source.number}>
-                  {href ? (
-                    <a href={href} target="_blank" rel="noopener noreferrer">
-                      {label}
-                    </a>
-                  ) : (
-                    label
-                  )}
-                </li>
-              );
-            })}
-          </ol>
-        </>
+      {sources.length > 0 && (
+        <ol class="sources" aria-label="Sources">
+          {sources.map((source) => {
+            const href = safeUrl(source.url);
+            const label = source.title || source.url || `Source ${source.number}`;
+            return (
+              <li key={source.number} value={source.number} title={label}>
+                <span class="source-number" aria-hidden="true">
+                  {source.number}
+                </span>
+                {href ? (
+                  <a href={href} target="_blank" rel="noopener noreferrer">
+                    {label}
+                  </a>
+                ) : (
+                  <span>{label}</span>
+                )}
+              </li>
+            );
+          })}
+        </ol>
       )}
-      {message.status !== 'streaming' && message.actions.length > 0 && (
+      {message.status !== 'streaming' && actions.length > 0 && (
         <div class="actions" role="group" aria-label="Suggested actions">
-          {message.actions.map((action) => (
+          {actions.map((action) => (
             <button key={action.id} type="button" class="action" onClick={() => onAction(action, message)}>
               <ActionIcon icon={action.icon} />
               {action.label}

@@ -18,7 +18,7 @@ describe('actions', () => {
     }
   });
 
-  test('an answered question: templates shown always, links to cited sources with web URLs, follow-ups from related titles', () => {
+  test('an answered question: templates shown always, links to cited sources with web URLs, follow-ups from related titles, labelled with the question they ask', () => {
     const actions = buildActions({
       templates: [handover, survey, onlyUnanswered],
       cited: [source(1, 'Refund policy', 'https://help.example.com/refunds'), source(2, 'Internal note', null), source(3, 'Script', 'javascript:alert(1)')],
@@ -29,9 +29,9 @@ describe('actions', () => {
     assert.deepEqual(actions, [
       survey,
       { id: 'lore-source-1', label: 'Open Refund policy', action: { type: 'open_url', url: 'https://help.example.com/refunds' } },
-      { id: 'lore-follow-up-1', label: 'How do I cancel? (Billing)', action: { type: 'send_query', query: 'How do I cancel?' } },
-      { id: 'lore-follow-up-2', label: 'Invoices', action: { type: 'send_query', query: 'Tell me about Invoices' } },
-      { id: 'lore-follow-up-3', label: 'Taxes', action: { type: 'send_query', query: 'Tell me about Taxes' } },
+      { id: 'lore-follow-up-1', label: 'How do I cancel?', action: { type: 'send_query', query: 'How do I cancel?' } },
+      { id: 'lore-follow-up-2', label: 'What should I know about Invoices?', action: { type: 'send_query', query: 'What should I know about Invoices?' } },
+      { id: 'lore-follow-up-3', label: 'What should I know about Taxes?', action: { type: 'send_query', query: 'What should I know about Taxes?' } },
     ]);
   });
 

@@ -55,9 +55,14 @@ function label(text: string): string {
   return text.length <= MAX_LABEL ? text : `${text.slice(0, MAX_LABEL - 1)}…`;
 }
 
-/** A follow-up question from an entry title: a title that opens with a question asks it. */
+/**
+ * A follow-up question from an entry title: a title that opens with a question asks it, any other
+ * title becomes "What should I know about <title>?". That wording fits every kind of title (a
+ * topic, a file name, a how-to) and does not open like a follow-up ("what about…"), which
+ * retrieval would search together with the previous question.
+ */
 function followUpQuery(title: string): string {
-  return /^[^?]+\?/.exec(title)?.[0] ?? `Tell me about ${title}`;
+  return /^[^?]+\?/.exec(title)?.[0] ?? `What should I know about ${title}?`;
 }
 
 /**
@@ -78,8 +83,10 @@ export function buildActions(context: ActionContext): Action[] {
       seen.add(title.toLowerCase());
       return fresh;
     });
+    // The button reads as the question it asks, not as a bare title.
     titles.slice(0, MAX_FOLLOW_UPS).forEach((title, index) => {
-      actions.push({ id: `lore-follow-up-${index + 1}`, label: label(title), action: { type: 'send_query', query: followUpQuery(title).slice(0, 2000) } });
+      const query = followUpQuery(title);
+      actions.push({ id: `lore-follow-up-${index + 1}`, label: label(query), action: { type: 'send_query', query: query.slice(0, 2000) } });
     });
   }
   return actions;

@@ -17,13 +17,15 @@ const SIZES = [
   { name: 'phone', width: 390, height: 844 },
 ];
 
-/** Five articles sharing the question's words, so an answer about parcels has five sources. */
-const records = ['Returning a parcel', 'Parcel labels', 'Parcel tracking', 'Damaged parcels', 'Parcel lockers'].map((title, index) => ({
-  id: `parcel-${index + 1}`,
-  title,
-  url: `https://shop.example/help/parcel-${index + 1}`,
-  content: `${title}: how a parcel return works, with the return label, the parcel tracking number and the parcel locker (${index + 1}).`,
-}));
+/** Five distinct articles sharing the question's words, so an answer about parcels has five sources. */
+const articles: [string, string][] = [
+  ['Returning a parcel', 'A parcel return starts on your order page, where you choose the items to send back.'],
+  ['Parcel labels', 'Print the return label at home or show the QR code at the post office counter.'],
+  ['Parcel tracking', 'The tracking number of a return parcel appears in your account once the carrier scans it.'],
+  ['Damaged parcels', 'Photograph a damaged parcel before you open it; we replace the contents at no cost.'],
+  ['Parcel lockers', 'A parcel locker keeps your return for three days and accepts parcels up to 20 kg.'],
+];
+const records = articles.map(([title, content], index) => ({ id: `parcel-${index + 1}`, title, url: `https://shop.example/help/parcel-${index + 1}`, content }));
 
 const actions = [
   { id: 'delivery', label: 'Delivery times', action: { type: 'send_query', query: 'How long does delivery take?' } },
@@ -126,7 +128,8 @@ for (const size of SIZES) {
       fake.chat.replies = [{ answer: LONG_ANSWER }];
       await ask(page, QUESTION);
       const answer = page.locator('lore-chat article.assistant').last();
-      assert.ok((await answer.locator('.actions button').count()) >= 4, 'the answer has several buttons');
+      assert.equal(await answer.getByRole('list', { name: 'Sources' }).getByRole('link').count(), 5, 'the answer lists five sources');
+      assert.ok((await answer.locator('.actions button').count()) >= 3, 'the answer has several buttons');
       const long = await layout(page);
       assert.ok(long.answer.bottom - long.answer.top > long.log.bottom - long.log.top, `the answer is taller than the view: ${JSON.stringify(long)}`);
       assert.ok(long.firstLineText!.startsWith(FIRST_LINE), long.firstLineText!);
@@ -138,6 +141,37 @@ for (const size of SIZES) {
       const short = await layout(page);
       assert.ok(short.atBottom, `a short answer is followed to the bottom: ${JSON.stringify(short)}`);
       assert.ok(short.question.top >= short.log.top - 1, `its question is in view: ${JSON.stringify(short)}`);
+    });
+
+    test('only the cited sources are listed, once: no "Open …" button repeats one; follow-ups read as questions', async () => {
+      const query = page.waitForResponse((response) => response.url().endsWith('/api/v2/query'));
+      fake.chat.replies = [{ answer: 'Print the return label from your order page [1]. The tracking number follows the parcel.' }];
+      await ask(page, QUESTION);
+      // What the service sent: five sources, an "Open …" button for the cited one, follow-ups.
+      const done = JSON.parse(/event: done\ndata: (.*)\n/.exec(await (await query).text())![1]!);
+      assert.equal(done.sources.length, 5, JSON.stringify(done.sources));
+      const cited = done.sources.find((source: { number: number }) => source.number === 1);
+      assert.ok(done.actions.some((action: any) => action.action.type === 'open_url' && action.action.url === cited.url), JSON.stringify(done.actions));
+
+      const answer = page.locator('lore-chat article.assistant').last();
+      const listed = answer.getByRole('list', { name: 'Sources' }).getByRole('link');
+      assert.deepEqual(await listed.allInnerTexts(), [cited.title]);
+      assert.equal(await listed.getAttribute('href'), cited.url);
+      const buttons = await answer.locator('.actions button').allInnerTexts();
+      const templates = actions.map((action) => action.label);
+      assert.deepEqual(buttons.filter((label) => label.startsWith('Open ')), [], `no button repeats a source: ${buttons}`);
+      const followUps = buttons.filter((label) => !templates.includes(label));
+      assert.ok(followUps.length > 0, `there are follow-ups: ${buttons}`);
+      for (const label of followUps) assert.match(label, /\?$/, `a follow-up reads as a question: ${buttons}`);
+
+      // Asking a follow-up sends its question as it reads.
+      fake.chat.replies = [{ answer: 'The locker keeps a parcel for three days.' }];
+      const count = await page.locator('lore-chat article.assistant').count();
+      await answer.getByRole('button', { name: followUps[0] }).click();
+      await page.locator(`lore-chat article.assistant[aria-busy="false"] >> nth=${count}`).waitFor();
+      assert.equal(await page.locator('lore-chat .message.user').last().innerText(), followUps[0]);
+      // That answer cites nothing, so it lists no source.
+      assert.equal(await page.locator('lore-chat article.assistant').last().getByRole('list', { name: 'Sources' }).count(), 0);
     });
   });
 }
