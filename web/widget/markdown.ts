@@ -1,7 +1,7 @@
 /**
  * Answers are Markdown built from ingested content, which anyone who can feed a knowledge base
  * controls: they are parsed by marked and then sanitized by DOMPurify (no script, no event
- * handlers, no javascript: URLs) before they reach the page.
+ * handlers, no javascript: URLs, no remote media) before they reach the page.
  */
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
@@ -9,19 +9,60 @@ import type { Source } from './api.ts';
 
 const marked = new Marked({ gfm: true, breaks: true, async: false });
 
+/**
+ * The tags an answer may use: text, lists, code, quotes, tables and links. An allow-list rather
+ * than DOMPurify's default, which keeps <img>, <svg>, <video>, <audio> and <picture>: anything that
+ * loads from elsewhere would be fetched by every visitor's browser (a tracking pixel, a defaced
+ * picture). Forms and styles could imitate the widget's own controls.
+ */
+const ALLOWED_TAGS = [
+  '#text', 'a', 'abbr', 'b', 'blockquote', 'br', 'caption', 'code', 'dd', 'del', 'details', 'div', 'dl', 'dt', 'em',
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'ins', 'kbd', 'li', 'mark', 'ol', 'p', 'pre', 'q', 's', 'samp', 'small',
+  'span', 'strong', 'sub', 'summary', 'sup', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'u', 'ul', 'var',
+];
+// No style (CSS url() loads), no background (a legacy attribute that loads an image), no ids or
+// classes (they could collide with the widget's own).
+const ALLOWED_ATTR = ['href', 'title', 'start', 'reversed', 'value', 'colspan', 'rowspan', 'align', 'scope', 'lang', 'dir', 'open'];
+
+/** Elements that load remote media, and what a link to their URL is called when they have no alt text. */
+const MEDIA: Record<string, string> = {
+  img: 'image', picture: 'image', svg: 'image', image: 'image', video: 'video', audio: 'audio',
+  iframe: 'embedded page', frame: 'embedded page', object: 'embedded content', embed: 'embedded content',
+};
+
+// Answers get an instance of their own: its hooks must not touch an action's SVG icon.
+const purifier = DOMPurify(window);
+
 // Links leave the host page: a new tab that cannot reach back through window.opener.
-DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+purifier.addHook('afterSanitizeAttributes', (node) => {
   if (node.tagName === 'A') {
     node.setAttribute('target', '_blank');
     node.setAttribute('rel', 'noopener noreferrer');
   }
 });
 
-const sanitizeOptions = {
-  // Forms and styles could imitate the widget's own controls; ids and classes could collide with them.
-  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select'],
-  FORBID_ATTR: ['style', 'class', 'id'],
-};
+// A media element becomes a link to what it would have loaded, labelled by its alt text (else
+// "image (host)"), placed after it; the element itself is then removed as a tag not allowed. The
+// sanitizer works in an inert document, where nothing loads.
+purifier.addHook('uponSanitizeElement', (node, data) => {
+  const kind = MEDIA[data.tagName];
+  if (!kind || node.nodeType !== Node.ELEMENT_NODE || !node.parentNode) return;
+  const element = node as Element;
+  const url = safeUrl(['src', 'data', 'href', 'poster'].map((name) => element.getAttribute(name)).find(Boolean));
+  const alt = (element.getAttribute('alt') ?? element.getAttribute('title') ?? '').trim();
+  const label = alt || (url ? `${kind} (${new URL(url).host})` : '');
+  if (!label) return;
+  let replacement: Node = element.ownerDocument.createTextNode(label);
+  if (url) {
+    const link = element.ownerDocument.createElement('a');
+    link.setAttribute('href', url);
+    link.append(replacement);
+    replacement = link;
+  }
+  node.parentNode.insertBefore(replacement, node.nextSibling);
+});
+
+const sanitizeOptions = { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false };
 
 /** The URL when it is an http(s) URL, else undefined (no javascript:, data: or relative links). */
 export function safeUrl(url: string | null | undefined): string | undefined {
@@ -53,7 +94,7 @@ function linkCitations(text: string, sources: Source[]): string {
 /** An answer's Markdown as sanitized HTML. */
 export function renderMarkdown(text: string, sources: Source[]): string {
   const html = marked.parse(linkCitations(text, sources)) as string;
-  return DOMPurify.sanitize(html, sanitizeOptions);
+  return purifier.sanitize(html, sanitizeOptions);
 }
 
 /** An action's SVG icon, sanitized like an answer. */

@@ -62,7 +62,6 @@ button:disabled { cursor: default; opacity: .55; }
 .root.dark .markdown a, .root.dark .sources a { color: #58a6ff; }
 .markdown pre { overflow-x: auto; padding: 8px; border-radius: 6px; background: var(--bg); }
 .markdown code { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-.markdown img { max-width: 100%; }
 .markdown h1, .markdown h2, .markdown h3, .markdown h4 { margin: 8px 0 4px; font-size: 15px; line-height: 1.3; }
 .markdown blockquote { padding-left: 8px; border-left: 3px solid var(--border); color: var(--muted); }
 .typing { display: inline-flex; gap: 4px; padding: 4px 0; }

@@ -5,6 +5,7 @@
  * The answers come from the fake OpenAI-compatible server, so their length and pace are the test's.
  */
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
@@ -43,11 +44,21 @@ const LONG_ANSWER = [
 ].join('\n\n');
 
 let fake: FakeOpenAi;
+/** A loopback server standing for a tracker: the answers' media point at it, and it counts what it is asked. */
+let tracker: Server;
+const trackerHits: string[] = [];
+let trackerUrl: string;
 let server: TestServer;
 let browser: TestBrowser;
 let experienceId: string;
 
 before(async () => {
+  tracker = createServer((request, response) => {
+    trackerHits.push(request.url ?? '');
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => tracker.listen(0, '127.0.0.1', resolve));
+  trackerUrl = `http://127.0.0.1:${(tracker.address() as { port: number }).port}`;
   fake = await startFakeOpenAi();
   server = await startTestServer({ ...fakeEmbeddingsEnv(fake), ...fakeChatEnv(fake, 10_000) });
   const { token } = await server.tenant();
@@ -67,6 +78,8 @@ after(async () => {
   await browser?.close();
   await server?.close();
   await fake?.close();
+  tracker?.closeAllConnections();
+  await new Promise((resolve) => tracker?.close(resolve));
 });
 
 /** A fresh visitor at one size, with the demo page open and the panel open. */
@@ -172,6 +185,37 @@ for (const size of SIZES) {
       assert.equal(await page.locator('lore-chat .message.user').last().innerText(), followUps[0]);
       // That answer cites nothing, so it lists no source.
       assert.equal(await page.locator('lore-chat article.assistant').last().getByRole('list', { name: 'Sources' }).count(), 0);
+    });
+
+    test('images, SVG and other media quoted in an answer load nothing: an image is a link to it', async () => {
+      trackerHits.length = 0;
+      const media = [
+        `![parcel label](${trackerUrl}/markdown.png) [1]`,
+        `<img src="${trackerUrl}/raw.png" width="1" height="1">`,
+        `<svg width="300" height="150"><image href="${trackerUrl}/svg-image.png" /><rect fill="url(${trackerUrl}/fill.svg)" /></svg>`,
+        `<picture><source srcset="${trackerUrl}/source.png"><img src="${trackerUrl}/picture.png" alt="a parcel"></picture>`,
+        `<video src="${trackerUrl}/clip.mp4" poster="${trackerUrl}/poster.png"></video><audio src="${trackerUrl}/sound.mp3"></audio>`,
+        `<iframe src="${trackerUrl}/frame.html"></iframe><object data="${trackerUrl}/object.swf"></object><embed src="${trackerUrl}/embed.swf">`,
+        `<div style="background-image: url(${trackerUrl}/style.png)">styled</div><table background="${trackerUrl}/table.png"><tr><td>cell</td></tr></table>`,
+      ];
+      fake.chat.replies = [{ answer: media.join('\n\n') }];
+      await ask(page, QUESTION);
+      const markdown = page.locator('lore-chat article.assistant').last().locator('.markdown');
+      // Time for any fetch the browser would have started.
+      await page.waitForTimeout(500);
+      assert.deepEqual(trackerHits, [], 'the browser fetched nothing from the tracker');
+      assert.equal(await markdown.locator('img, svg, picture, source, video, audio, iframe, object, embed, [style], [background]').count(), 0);
+      const links = await markdown.getByRole('link').evaluateAll((elements) => elements.map((element) => [element.textContent, element.getAttribute('href')]));
+      const host = new URL(trackerUrl).host;
+      for (const expected of [
+        ['parcel label', `${trackerUrl}/markdown.png`],
+        [`image (${host})`, `${trackerUrl}/raw.png`],
+        ['a parcel', `${trackerUrl}/picture.png`],
+        [`video (${host})`, `${trackerUrl}/clip.mp4`],
+        [`embedded page (${host})`, `${trackerUrl}/frame.html`],
+      ]) {
+        assert.ok(links.some((link) => link[0] === expected[0] && link[1] === expected[1]), `${expected} among ${JSON.stringify(links)}`);
+      }
     });
   });
 }

@@ -379,9 +379,8 @@ describe('hostile content and hostile host pages', () => {
       await openDemo(page);
       const answer = await ask(page, 'How do I redeem the voucher code?');
       const markdown = answer.locator('.markdown');
-      const image = markdown.locator('img');
-      assert.equal(await image.count(), 1, 'the image itself is kept');
-      assert.equal(await image.getAttribute('onerror'), null);
+      // No image is rendered from an answer (widget-answers.test.ts); one without a web URL or alt text leaves nothing.
+      assert.equal(await markdown.locator('img').count(), 0);
       const link = markdown.getByText('the voucher page');
       assert.equal(await link.getAttribute('href'), null, 'the javascript: URL is removed');
       await link.click();
