@@ -123,7 +123,10 @@ describe(`lore ingest (${engine})`, () => {
     assert.deepEqual(jobs.map((job) => [job.status, job.data.recordCount]), [['completed', 2]], 'only the valid job was created');
     assert.equal((await client.listEntries(kb)).total, 2);
     assert.match(finished.stdout, /^ {2}created +2$/m);
-    assert.match(finished.stdout, /^ {2}not processed +2 {2}\(in jobs that were refused/m);
+    assert.match(finished.stdout, /^The service refused 2 of 4 records of \S*one-invalid\.json \(1 job\); the other jobs ran\.$/m);
+    assert.match(finished.stdout, /^ {2}refused +2 {2}\(the service did not accept their jobs; nothing of them was written\)$/m);
+    assert.doesNotMatch(finished.stdout, /not processed/);
+    assert.match(finished.stderr, /^progress: 2\/2 records \(100%\)/m, 'the bar counts only the records of the job that was created');
     assert.match(finished.stdout, /^ {2}jobs +2 {2}\(1 completed, 1 refused\)$/m);
     assert.match(finished.stdout, /^Jobs that did not complete \(1\):$/m);
     assert.match(
@@ -131,6 +134,27 @@ describe(`lore ingest (${engine})`, () => {
       /^ {2}job 2 \(.*one-invalid\.json#\/records\/2-3, 2 records\) refused: 400 Bad Request: The payload does not match the generic-json schema: \/records\/1\/content is required \(unless deleted is true\)$/m,
     );
     assert.match(finished.stdout, /^ {6}.*one-invalid\.json#\/records\/3 \(\/records\/1\/content\): is required \(unless deleted is true\)$/m);
+  });
+
+  test('a file whose only job is refused: the refusal says what and why, no progress is shown for a job never created, exit 1', async () => {
+    const { token, client, kb } = await tenantWithKnowledgeBase();
+    const records = [
+      { id: 'fine', content: 'A valid record.' },
+      { id: 'bad', title: 'A record without content' },
+    ];
+    const file = join(dir, 'refused-whole.json');
+    await writeFile(file, JSON.stringify({ records }));
+
+    const finished = await runIngest([file, '--kb', kb, '--adapter', 'generic-json'], { LORE_TOKEN: token });
+    assert.equal(finished.code, 1, describeRun(finished));
+    assert.equal((await client.listJobs()).total, 0, 'no job was created');
+    assert.doesNotMatch(finished.stderr, /progress:/, `no progress for a job that was never created\n${describeRun(finished)}`);
+    const output = finished.stdout + finished.stderr;
+    assert.match(output, /^The service refused all 2 records of \S*refused-whole\.json: nothing was ingested\.$/m, describeRun(finished));
+    assert.match(output, /400 Bad Request: The payload does not match the generic-json schema: \/records\/1\/content is required \(unless deleted is true\)/);
+    assert.match(output, /^ {6}.*refused-whole\.json#\/records\/1 \(\/records\/1\/content\): is required \(unless deleted is true\)$/m);
+    assert.match(finished.stdout, /^ {2}refused +2 {2}\(the service did not accept their jobs; nothing of them was written\)$/m);
+    assert.match(finished.stdout, /^ {2}jobs +1 {2}\(1 refused\)$/m);
   });
 
   test('JSON files (a {records} payload, a bare array) and a record over 1 MB sent alone as multipart, with client credentials from the environment', async () => {

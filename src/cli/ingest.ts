@@ -104,6 +104,8 @@ function seconds(milliseconds: number): string {
 /** The upload's live progress: a bar on a terminal, periodic lines otherwise; both on stderr. */
 interface ProgressView {
   update(done: number, jobs: string): void;
+  /** The records the bar counts to: fewer once a job is refused, since its records will never be processed. */
+  setTotal(total: number): void;
   /** A line every run shows (a job that ended). */
   event(line: string): void;
   /** A line only logs show (a job submitted): on a terminal the bar says enough. */
@@ -134,6 +136,10 @@ class BarView implements ProgressView {
     this.bar.update(done, { speed, remaining, jobs });
   }
 
+  setTotal(total: number): void {
+    this.bar.setTotal(total);
+  }
+
   event(line: string): void {
     this.bars.log(`${line}\n`);
   }
@@ -151,13 +157,17 @@ class LogView implements ProgressView {
   private done = 0;
   private jobs = '0';
 
-  constructor(private readonly total: number) {
+  constructor(private total: number) {
     this.timer = setInterval(() => this.print(), logEveryMs).unref();
   }
 
   update(done: number, jobs: string): void {
     this.done = done;
     this.jobs = jobs;
+  }
+
+  setTotal(total: number): void {
+    this.total = total;
   }
 
   event(line: string): void {
@@ -175,7 +185,7 @@ class LogView implements ProgressView {
 
   private print(): void {
     const { speed, remaining } = rates(this.done, this.total, Date.now() - this.startedAt);
-    const percent = Math.floor((this.done / this.total) * 100);
+    const percent = this.total > 0 ? Math.floor((this.done / this.total) * 100) : 100;
     process.stderr.write(`progress: ${this.done}/${this.total} records (${percent}%), ${speed} records/s, ETA ${remaining}, jobs ${this.jobs}\n`);
   }
 }
@@ -205,9 +215,12 @@ class Upload {
   private readonly skippedReasons = new Map<string, number>();
   private readonly counts = { created: 0, updated: 0, skipped: 0, deleted: 0, failed: 0 };
   private readonly interrupt = new AbortController();
-  private readonly view: ProgressView;
+  /** Shown once the service accepted a job: a refused upload never created a job to show progress of. */
+  private view: ProgressView | undefined;
   private readonly startedAt = Date.now();
   private done = 0;
+  /** Records of jobs the service refused: never processed, so out of the bar's total. */
+  private refused = 0;
   /** An error that makes every further job pointless (authentication, a missing knowledge base, the service gone). */
   private fatal: string | undefined;
 
@@ -217,15 +230,25 @@ class Upload {
     private readonly files: RecordFile[],
     private readonly documentJobs: DocumentFile[][],
     private readonly total: number,
-  ) {
-    this.view = process.stderr.isTTY ? new BarView(total) : new LogView(total);
+  ) {}
+
+  /** The progress view, created at the first job the service accepted. */
+  private shownView(): ProgressView {
+    this.view ??= process.stderr.isTTY ? new BarView(this.total - this.refused) : new LogView(this.total - this.refused);
+    return this.view;
+  }
+
+  /** A line every run shows; before any job was accepted there is no view to print it above. */
+  private event(line: string): void {
+    if (this.view) this.view.event(line);
+    else process.stderr.write(`${line}\n`);
   }
 
   async run(): Promise<number> {
     const onInterrupt = () => {
       // A second Ctrl-C does not wait for the cancellations.
       if (this.interrupt.signal.aborted) process.exit(interruptedExitCode);
-      this.view.event('Interrupted: cancelling the unfinished jobs (Ctrl-C again to quit at once)');
+      this.event('Interrupted: cancelling the unfinished jobs (Ctrl-C again to quit at once)');
       this.interrupt.abort();
     };
     process.on('SIGINT', onInterrupt);
@@ -234,7 +257,7 @@ class Upload {
       if (this.interrupt.signal.aborted) await this.cancelUnfinished();
     } finally {
       process.off('SIGINT', onInterrupt);
-      this.view.stop();
+      this.view?.stop();
     }
     this.printSummary();
     if (this.interrupt.signal.aborted) return interruptedExitCode;
@@ -291,7 +314,7 @@ class Upload {
     try {
       const files = await Promise.all(documents.map(async (document) => ({ name: document.name, content: await openAsBlob(document.path) })));
       run.id = (await this.client.submitFiles({ knowledgeBaseId: this.settings.knowledgeBaseId, files })).jobId;
-      this.view.detail(`job ${run.number} submitted: ${run.id} (${run.origin})`);
+      this.shownView().detail(`job ${run.number} submitted: ${run.id} (${run.origin})`);
     } catch (error) {
       this.refuse(run, error, refusalOf(error));
     }
@@ -305,8 +328,11 @@ class Upload {
     // A refused payload is that job's problem; any other refusal (401, 403, 404, 409, no service) would refuse every job.
     const payloadProblem = error instanceof LoreApiError && (error.status === 400 || error.status === 413);
     if (!payloadProblem) this.fatal ??= (error as Error).message;
-    this.view.event(`job ${run.number} (${run.origin}, ${recordCount(run.records)}) refused: ${run.problem}`);
-    this.advance(run, run.records);
+    this.event(`job ${run.number} (${run.origin}, ${recordCount(run.records)}) refused: ${run.problem}`);
+    // Its records leave the bar's total instead of filling it: they were not processed, and never will be.
+    this.refused += run.records;
+    this.view?.setTotal(this.total - this.refused);
+    this.advance(run, 0);
   }
 
   private async submit(file: RecordFile, batch: Batch): Promise<JobRun> {
@@ -324,7 +350,7 @@ class Upload {
       const data = new JsonText(payloadText(batch, file.envelope));
       const submitted = await this.client.submitJob({ adapterType: this.settings.adapter!, knowledgeBaseId: this.settings.knowledgeBaseId, data });
       run.id = submitted.jobId;
-      this.view.detail(`job ${run.number} submitted: ${run.id} (${run.origin}, ${recordCount(run.records)})`);
+      this.shownView().detail(`job ${run.number} submitted: ${run.id} (${run.origin}, ${recordCount(run.records)})`);
     } catch (error) {
       this.refuse(run, error, refusalOf(error, { batch, file }));
     }
@@ -349,7 +375,7 @@ class Upload {
         run.outcome = 'lost';
         run.problem = (error as Error).message;
         this.fatal ??= run.problem;
-        this.view.event(`job ${run.number} (${run.id}) could not be polled: ${run.problem}`);
+        this.event(`job ${run.number} (${run.id}) could not be polled: ${run.problem}`);
         return;
       }
       this.advance(run, job.data.progress.processed);
@@ -367,7 +393,7 @@ class Upload {
     this.done += Math.max(processed - run.processed, 0);
     run.processed = Math.max(processed, run.processed);
     const ended = this.jobs.filter((job) => job.outcome !== undefined).length;
-    this.view.update(this.done, `${ended}/${this.jobs.length}`);
+    this.view?.update(this.done, `${ended}/${this.jobs.length}`);
   }
 
   /** Adds an ended job's counts and failed records; its unprocessed records count as done for the bar. */
@@ -387,7 +413,7 @@ class Upload {
     this.advance(run, run.records);
     const took = seconds(Date.parse(job.completed_at ?? new Date().toISOString()) - run.startedAt);
     const counts = `${result.entriesCreated} created, ${result.entriesUpdated} updated, ${result.entriesSkipped} skipped, ${result.entriesDeleted} deleted, ${result.entriesFailed} failed`;
-    this.view.event(`job ${run.number} (${run.origin}) ${job.status} in ${took}: ${counts}${run.problem ? `; ${run.problem}` : ''}`);
+    this.event(`job ${run.number} (${run.origin}) ${job.status} in ${took}: ${counts}${run.problem ? `; ${run.problem}` : ''}`);
   }
 
   /** Cancels every submitted job that has not ended, then reads its final counts (what it wrote before stopping stays). */
@@ -415,6 +441,19 @@ class Upload {
     );
   }
 
+  /** One plain sentence first when the service refused records: how many, of what, and whether anything was ingested; "Jobs that did not complete" says why. */
+  private refusalHeadline(): string[] {
+    if (this.refused === 0) return [];
+    const sources = [...this.files.map((file) => file.path), ...this.documentJobs.flat().map((document) => document.name)];
+    const of = sources.length === 1 ? ` of ${sources[0]}` : '';
+    const refusedJobs = this.jobs.filter((run) => run.outcome === 'refused').length;
+    const sentence =
+      this.refused === this.total
+        ? `The service refused all ${recordCount(this.total)}${of}: nothing was ingested.`
+        : `The service refused ${this.refused} of ${recordCount(this.total)}${of} (${refusedJobs} job${refusedJobs === 1 ? '' : 's'}); the other jobs ran.`;
+    return [sentence, ''];
+  }
+
   private printSummary(): void {
     const elapsed = Date.now() - this.startedAt;
     const outcomes = new Map<string, number>();
@@ -428,7 +467,10 @@ class Upload {
       ['skipped', `${skipped}${reasons ? `  (${reasons})` : ''}`],
       ['deleted', String(deleted)],
       ['failed', String(failed)],
-      ...(processed < this.total ? [['not processed', `${this.total - processed}  (in jobs that were refused, failed or cancelled, or never submitted)`] as [string, string]] : []),
+      ...(this.refused > 0 ? [['refused', `${this.refused}  (the service did not accept their jobs; nothing of them was written)`] as [string, string]] : []),
+      ...(processed + this.refused < this.total
+        ? [['not processed', `${this.total - processed - this.refused}  (in jobs that failed or were cancelled, or never submitted)`] as [string, string]]
+        : []),
       ['total', String(this.total)],
       ['jobs', `${this.jobs.length}  (${[...outcomes].map(([outcome, count]) => `${count} ${outcome}`).join(', ') || 'none'})`],
       ['wall time', seconds(elapsed)],
@@ -436,7 +478,7 @@ class Upload {
     ];
     const width = Math.max(...rows.map(([label]) => label.length)) + 2;
     const adapters = [...(this.files.length > 0 ? [this.settings.adapter] : []), ...(this.documentJobs.length > 0 ? ['files'] : [])];
-    const lines = [`Uploaded to knowledge base ${this.settings.knowledgeBaseId} (${adapters.join(' and ')}):`];
+    const lines = [...this.refusalHeadline(), `Uploaded to knowledge base ${this.settings.knowledgeBaseId} (${adapters.join(' and ')}):`];
     lines.push(...rows.map(([label, value]) => `  ${label.padEnd(width)}${value}`));
     const troubled = this.jobs.filter((run) => run.problem !== undefined);
     if (troubled.length > 0) {
