@@ -4,8 +4,8 @@
  * words are close: good enough for retrieval assertions, and instant.
  *
  * It also speaks chat completions (POST /v1/chat/completions), streamed as Server-Sent Events or
- * as one JSON answer, from a script: an answer text, or per request a failure status, a delay, or
- * a stream that stalls; and it records the requests, so tests can read the prompt they sent.
+ * as one JSON answer, from a script: an answer text, or per request a failure status, a delay, a
+ * slow stream, or a stream that stalls; and it records the requests, so tests can read the prompt they sent.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -28,6 +28,10 @@ export type FakeChatReply = {
   endAfter?: number;
   /** Answers one JSON completion even when a stream was asked for, as some servers do. */
   json?: boolean;
+  /** The streamed text deltas (default: the answer cut before each word); the answer is their concatenation. */
+  deltas?: string[];
+  /** Milliseconds to wait before each streamed text delta (a slow model). */
+  deltaDelayMs?: number;
 };
 
 /** A chat-completions request the fake received. */
@@ -93,7 +97,7 @@ async function answerChat(body: any, reply: FakeChatReply, defaultAnswer: string
     response.end(JSON.stringify({ error: { message: reply.message ?? 'injected failure', type: 'fake_error' } }));
     return;
   }
-  const answer = reply.answer ?? defaultAnswer;
+  const answer = reply.deltas?.join('') ?? reply.answer ?? defaultAnswer;
   const base = { id: 'chatcmpl-fake', created: Math.floor(Date.now() / 1000), model: body.model };
   if (body.stream !== true || reply.json) {
     response.writeHead(200, { 'content-type': 'application/json' });
@@ -122,10 +126,11 @@ async function answerChat(body: any, reply: FakeChatReply, defaultAnswer: string
   });
   // OpenAI's first chunk carries the role and no text.
   send(chunk({ role: 'assistant', content: '' }, null));
-  const deltas = answer.match(/\s*\S+/g) ?? [];
+  const deltas = reply.deltas ?? answer.match(/\s*\S+/g) ?? [];
   for (const [index, delta] of deltas.entries()) {
     if (index === reply.stallAfter) return;
     if (index === reply.endAfter) break;
+    if (reply.deltaDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.deltaDelayMs));
     send(chunk({ content: delta }, null));
   }
   if (reply.stallAfter !== undefined) return;

@@ -65,6 +65,7 @@ button:disabled { cursor: default; opacity: .55; }
 .markdown h1, .markdown h2, .markdown h3, .markdown h4 { margin: 8px 0 4px; font-size: 15px; line-height: 1.3; }
 .markdown blockquote { padding-left: 8px; border-left: 3px solid var(--border); color: var(--muted); }
 .typing { display: inline-flex; gap: 4px; padding: 4px 0; }
+.markdown + .typing { margin-top: 4px; }
 .typing span { width: 6px; height: 6px; border-radius: 50%; background: var(--muted); animation: blink 1.2s infinite; }
 .typing span:nth-child(2) { animation-delay: .2s; }
 .typing span:nth-child(3) { animation-delay: .4s; }

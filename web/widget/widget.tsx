@@ -4,6 +4,7 @@ import { friendlyError, RequestError, sendFeedback, streamQuery, type Action, ty
 import { ChatIcon, CloseIcon, NewIcon, ThumbDownIcon, ThumbUpIcon } from './icons.tsx';
 import { citedNumbers, renderMarkdown, safeUrl, sanitizeSvg } from './markdown.ts';
 import type { WidgetOptions } from './options.ts';
+import { useTypedLength } from './typed-text.ts';
 import { emptyConversation, loadConversation, saveConversation, type AssistantMessage, type Conversation, type Message } from './store.ts';
 
 const FOCUSABLE = 'button:not([disabled]), a[href], textarea:not([disabled])';
@@ -29,6 +30,8 @@ function ActionIcon({ icon }: { icon: Action['icon'] }) {
 
 type AssistantProps = {
   message: AssistantMessage;
+  /** Called after the answer grew on screen, so that the log can follow it. */
+  onGrow(): void;
   onAction(action: Action, message: AssistantMessage): void;
   onRate(message: AssistantMessage, rating: 'up' | 'down'): void;
 };
@@ -45,21 +48,25 @@ function shownParts(message: AssistantMessage): { sources: Source[]; actions: Ac
   return { sources, actions };
 }
 
-function AssistantBubble({ message, onAction, onRate }: AssistantProps) {
-  const html = useMemo(() => renderMarkdown(message.text, message.sources), [message.text, message.sources]);
+function AssistantBubble({ message, onAction, onRate, onGrow }: AssistantProps) {
+  const typed = useTypedLength(message.text, message.status === 'streaming');
+  const text = message.text.slice(0, typed);
+  const html = useMemo(() => renderMarkdown(text, message.sources), [text, message.sources]);
   const { sources, actions } = useMemo(() => shownParts(message), [message.text, message.sources, message.actions]);
-  const waiting = message.status === 'streaming' && message.text === '';
+  // From the question's sending until the last character is on screen: the answer is in progress.
+  const writing = message.status === 'streaming' || typed < message.text.length;
+  useLayoutEffect(onGrow, [typed, writing]);
   return (
-    <article class={`message assistant${message.text === '' && message.error ? ' failed' : ''}`} aria-busy={message.status === 'streaming'} aria-label="Answer">
-      {waiting && (
+    <article class={`message assistant${message.text === '' && message.error ? ' failed' : ''}`} aria-busy={writing} aria-label="Answer">
+      {text !== '' && <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />}
+      {writing && (
         <span class="typing" role="status" aria-label="The assistant is writing">
           <span />
           <span />
           <span />
         </span>
       )}
-      {message.text !== '' && <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />}
-      {sources.length > 0 && (
+      {!writing && sources.length > 0 && (
         <ol class="sources" aria-label="Sources">
           {sources.map((source) => {
             const href = safeUrl(source.url);
@@ -81,7 +88,7 @@ function AssistantBubble({ message, onAction, onRate }: AssistantProps) {
           })}
         </ol>
       )}
-      {message.status !== 'streaming' && actions.length > 0 && (
+      {!writing && actions.length > 0 && (
         <div class="actions" role="group" aria-label="Suggested actions">
           {actions.map((action) => (
             <button key={action.id} type="button" class="action" onClick={() => onAction(action, message)}>
@@ -91,7 +98,7 @@ function AssistantBubble({ message, onAction, onRate }: AssistantProps) {
           ))}
         </div>
       )}
-      {message.status === 'done' && message.queryId && (
+      {!writing && message.status === 'done' && message.queryId && (
         <div class="feedback" role="group" aria-label="Was this answer helpful?">
           <button type="button" class="icon-button" aria-label="Helpful" aria-pressed={message.rating === 'up'} onClick={() => onRate(message, 'up')}>
             <ThumbUpIcon />
@@ -327,7 +334,7 @@ export function Widget({ options }: { options: WidgetOptions }) {
         <div ref={log} class="log" role="log" aria-live="polite" aria-label="Conversation">
           {conversation.messages.length === 0 && <p class="empty">Ask a question to get started.</p>}
           {conversation.messages.map((message) => (
-            <MessageView key={message.id} message={message} onAction={runAction} onRate={rate} />
+            <MessageView key={message.id} message={message} onAction={runAction} onRate={rate} onGrow={follow} />
           ))}
         </div>
         <form

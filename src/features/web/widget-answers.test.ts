@@ -217,5 +217,48 @@ for (const size of SIZES) {
         assert.ok(links.some((link) => link[0] === expected[0] && link[1] === expected[1]), `${expected} among ${JSON.stringify(links)}`);
       }
     });
+
+    test('a slow stream of whole paragraphs shows its progress from the sending to the end, and types in', async () => {
+      // The extractive generator's pace: a paragraph of about 200 characters at a time, with pauses.
+      const paragraphs = [1, 2, 3].map((number) => `${number === 1 ? '' : '\n\n'}Paragraph ${number}: ${'the parcel return label is printed at home, '.repeat(4)}and the tracking follows it [${number}].`);
+      const full = paragraphs.join('').replace(/\n\n/g, '').length;
+      fake.chat.replies = [{ deltas: paragraphs, deltaDelayMs: 700 }];
+      const index = await page.locator('lore-chat article.assistant').count();
+      // Every frame: whether the answer exists, how much of its text shows, and whether the indicator shows.
+      // A string, so that the test's TypeScript loader adds nothing the page lacks.
+      await page.evaluate(`(() => {
+        const root = document.querySelector('lore-chat').shadowRoot;
+        window.frames_ = [];
+        const sample = () => {
+          const article = root.querySelectorAll('article.assistant')[${index}];
+          const markdown = article && article.querySelector('.markdown');
+          const typing = article && article.querySelector('.typing');
+          window.frames_.push({ exists: Boolean(article), length: markdown ? markdown.textContent.length : 0, typing: Boolean(typing && typing.getBoundingClientRect().width > 0) });
+          if (!article || article.getAttribute('aria-busy') === 'true') requestAnimationFrame(sample);
+          else window.framesDone_ = true;
+        };
+        requestAnimationFrame(sample);
+      })()`);
+      await ask(page, QUESTION);
+      // The sampler's last frame may come after the answer stopped being busy.
+      await page.waitForFunction('window.framesDone_ === true');
+      const frames = (await page.evaluate('window.frames_')) as { exists: boolean; length: number; typing: boolean }[];
+      const answering = frames.filter((frame) => frame.exists);
+      const during = answering.slice(0, -1);
+      assert.ok(during.length > 30, `sampled the stream: ${during.length} frames`);
+      assert.equal(during[0]!.length, 0, `the first frame after sending has no text yet: ${JSON.stringify(during.slice(0, 3))}`);
+      const without = during.flatMap((frame, position) => (frame.typing ? [] : [`${position}: ${frame.length}`]));
+      assert.deepEqual(without, [], `the indicator shows from the sending until the text is complete (${during.length} frames)`);
+      assert.ok(during.some((frame) => frame.length > 0 && frame.length < full / 2), 'the indicator still shows beside the text shown so far');
+      const last = answering.at(-1)!;
+      // (textContent also counts the line ends between paragraphs.)
+      assert.ok(last.length >= full, `the whole answer shows at the end: ${last.length} of ${full} characters`);
+      assert.equal(last.typing, false, 'the indicator is gone at the end');
+      const steps = answering.slice(1).map((frame, position) => frame.length - answering[position]!.length);
+      // A paragraph is about 220 characters; a frame shows at most a twelfth of the backlog, and a busy
+      // machine may fit two such steps between two samples.
+      assert.ok(Math.max(...steps) <= 100, `no paragraph appears at once (largest step ${Math.max(...steps)} of ${full} characters): ${steps}`);
+      assert.ok(new Set(answering.map((frame) => frame.length)).size >= 20, 'the text grows in many small steps');
+    });
   });
 }
