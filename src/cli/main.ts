@@ -60,13 +60,8 @@ program
     const logger = createLogger(settings);
     const { startServer } = await loadServer();
     const server = await startServer(settings, { logger });
-    // The first start distils builtin-fast's token table: begun now rather than at the first
-    // request, which would wait for it. Requests that come meanwhile wait for the same work.
-    const { prepareEmbedder } = await loadEmbedder();
-    prepareEmbedder(server.context.embedder).then(
-      (table) => table?.distilled && logger.info({ path: table.path, seconds: Math.round(table.milliseconds / 1000) }, 'builtin-fast: distilled the token table'),
-      (error: unknown) => logger.error({ err: error }, 'builtin-fast: the token table could not be prepared; the first request will try again'),
-    );
+    // Before anything else is awaited: "lore is listening" is already logged, and a SIGTERM that
+    // follows it at once (a supervisor, a test) must shut down gracefully, not kill the process.
     const stop = async (signal: string) => {
       logger.info({ signal }, 'shutting down');
       await server.close();
@@ -74,6 +69,13 @@ program
     };
     process.once('SIGINT', () => void stop('SIGINT'));
     process.once('SIGTERM', () => void stop('SIGTERM'));
+    // The first start distils builtin-fast's token table: begun now rather than at the first
+    // request, which would wait for it. Requests that come meanwhile wait for the same work.
+    const { prepareEmbedder } = await loadEmbedder();
+    prepareEmbedder(server.context.embedder).then(
+      (table) => table?.distilled && logger.info({ path: table.path, seconds: Math.round(table.milliseconds / 1000) }, 'builtin-fast: distilled the token table'),
+      (error: unknown) => logger.error({ err: error }, 'builtin-fast: the token table could not be prepared; the first request will try again'),
+    );
   });
 
 program
