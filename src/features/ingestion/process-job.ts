@@ -351,7 +351,11 @@ async function write(db: Db, job: ClaimedJob, prepared: Prepared, timings: Timin
   const started = performance.now();
   try {
     const vectors = await vectorTexts(prepared.writes);
-    if (repeatsRecord(prepared)) {
+    // PGlite is one connection: a query waits for the write transaction in progress. A batch's
+    // transaction there took 1.5-3.5 s (mostly the HNSW inserts), and question p99 during an
+    // ingestion went from 2.3 to 29 times idle (bench/healthz-during-ingest.ts), so PGlite keeps
+    // one short transaction per record, which the transaction gate can fit queries between.
+    if (db.engine === 'pglite' || repeatsRecord(prepared)) {
       await writeRecordByRecord(db, job, prepared, vectors);
       return;
     }
