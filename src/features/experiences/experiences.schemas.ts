@@ -4,6 +4,31 @@ import { ActionSchema } from './action.schema.ts';
 
 export const DEFAULT_FALLBACK_MESSAGE = 'Sorry, I could not find an answer to that in the knowledge base.';
 
+/**
+ * How the chat widget presents an experience. Public: `GET /api/v2/experiences/{id}/widget`
+ * serves it to visitors under the same access rules as a query, so nothing secret belongs here.
+ */
+export const WidgetSettingsSchema = Type.Object(
+  {
+    assistantName: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'Shown as the panel heading and beside answers; default: the data-title attribute.' })),
+    avatarUrl: Type.Optional(
+      Type.String({ maxLength: 2000, pattern: '^https://[^\\s]+$', description: 'An https image shown beside answers.' }),
+    ),
+    greeting: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'The first message of a new conversation (plain text).' })),
+    starterQuestions: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 4, description: 'Up to four questions a visitor can ask with one click.' }),
+    ),
+    imageHosts: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 253, pattern: '^(\\*\\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$' }), {
+        maxItems: 20,
+        uniqueItems: true,
+        description: 'Host names (e.g. images.example.com or *.example.com) whose https images answers may show; others render as links.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ExperienceSettingsSchema = Type.Object(
   {
     topK: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Chunks retrieved per query.' })),
@@ -19,9 +44,12 @@ export const ExperienceSettingsSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    widget: Type.Optional(WidgetSettingsSchema),
   },
   { additionalProperties: false },
 );
+
+export type WidgetSettings = Static<typeof WidgetSettingsSchema>;
 
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),

@@ -163,6 +163,11 @@ describe(`experiences (${engine})`, () => {
       [{ name: 'x', settings: { minScore: 1.5 } }, '/settings/minScore'],
       [{ name: 'x', settings: { llmProvider: 'magic' } }, '/settings/llmProvider'],
       [{ name: 'x', settings: { temperature: 2 } }, '/settings/temperature'],
+      [{ name: 'x', settings: { widget: { starterQuestions: ['a', 'b', 'c', 'd', 'e'] } } }, '/settings/widget/starterQuestions'],
+      [{ name: 'x', settings: { widget: { avatarUrl: 'http://example.com/a.png' } } }, '/settings/widget/avatarUrl'],
+      [{ name: 'x', settings: { widget: { imageHosts: ['https://images.example.com'] } } }, '/settings/widget/imageHosts/0'],
+      [{ name: 'x', settings: { widget: { greeting: '' } } }, '/settings/widget/greeting'],
+      [{ name: 'x', settings: { widget: { color: 'red' } } }, '/settings/widget/color'],
       [{ name: 'x', deleted: true }, '/deleted'],
     ];
     for (const [body, pointer] of cases) {
@@ -178,8 +183,9 @@ describe(`experiences (${engine})`, () => {
       allowedOrigins: ['https://a.example.com'],
       instructions: 'Be brief.',
       actions: [everyAction[0]],
-      settings: { topK: 3 },
+      settings: { topK: 3, widget: { assistantName: 'Ada', greeting: 'Hello!', starterQuestions: ['How do I start?'], imageHosts: ['*.example.com'] } },
     });
+    assert.deepEqual(created.settings.widget, { assistantName: 'Ada', greeting: 'Hello!', starterQuestions: ['How do I start?'], imageHosts: ['*.example.com'] });
     const path = `/api/v2/experiences/${created.id}`;
     const renamed = await call(tenantA.token, 'PATCH', path, { name: 'After', requireAuth: true });
     assert.equal(renamed.status, 200);
