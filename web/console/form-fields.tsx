@@ -3,7 +3,8 @@
  * the operator typed and show the API's 400 field errors (`errors[].path`) beside the fields, so
  * the console can never accept or refuse something the API would not.
  */
-import type { ComponentChildren } from 'preact';
+import { cloneElement, type ComponentChildren, type VNode } from 'preact';
+import { useId } from 'preact/hooks';
 import { ApiError } from './api.ts';
 
 /** A field error: a JSON pointer into the request body and what is wrong there. */
@@ -47,7 +48,10 @@ export function FieldMessages({ messages }: { messages: string[] }) {
   );
 }
 
-/** A labelled control with its hint and, after a refused save, the API's messages for `path`. */
+/**
+ * A labelled control (`children`, one element) with its hint and, after a refused save, the API's
+ * messages for `path`, tied to the control by aria-describedby and aria-invalid.
+ */
 export function Field({
   label,
   path,
@@ -61,17 +65,25 @@ export function Field({
   problems: Problem[];
   hint?: ComponentChildren;
   item?: (index: number) => string;
-  children: ComponentChildren;
+  children: VNode;
 }) {
+  const id = useId();
   const messages = messagesAt(problems, path, item);
+  const described = [hint ? `${id}-hint` : '', messages.length > 0 ? `${id}-errors` : ''].filter(Boolean).join(' ');
   return (
     <div class={messages.length > 0 ? 'field invalid' : 'field'} data-path={path}>
-      <label>
-        {label}
-        {children}
-      </label>
-      {hint ? <span class="muted hint">{hint}</span> : null}
-      <FieldMessages messages={messages} />
+      <label for={id}>{label}</label>
+      {cloneElement(children, { id, 'aria-invalid': messages.length > 0 ? 'true' : undefined, 'aria-describedby': described || undefined })}
+      {hint ? (
+        <span class="muted hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      ) : null}
+      {messages.length > 0 ? (
+        <span id={`${id}-errors`} class="field-errors">
+          <FieldMessages messages={messages} />
+        </span>
+      ) : null}
     </div>
   );
 }
