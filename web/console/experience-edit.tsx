@@ -63,6 +63,7 @@ export function ExperienceView({ experienceId }: { experienceId: string }) {
                 label="Save"
                 onCancel={() => navigate('experiences')}
                 onSave={async (body) => {
+                  setSaved(false);
                   const changes = changedFields(body, experience);
                   if (Object.keys(changes).length > 0) await api.request('PATCH', path, { json: changes });
                   setSaved(true);
