@@ -2,7 +2,7 @@
  * The experience form: every field `POST /api/v2/experiences` takes. Settings are merged into the
  * stored ones, so a key this form does not show (one a newer service added) is sent back as it was.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ActionEditor, type ActionDraft, fromDraft, toDraft } from './action-editor.tsx';
 import { defined, Field, FieldMessages, FormButtons, lines, messagesAt, messagesExactlyAt, numberOrUndefined, numberText, type Problem, problemsOf } from './form-fields.tsx';
 import { useAction } from './hooks.ts';
@@ -155,6 +155,11 @@ export function ExperienceForm({
   const [draft, setDraft] = useState(() => toFormDraft(experience));
   const [localProblems, setLocalProblems] = useState<Problem[]>([]);
   const { busy, error, run } = useAction();
+  // A new experience starts in its name; an edited one leaves the focus where it was (on the page's top).
+  const nameField = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (!experience) nameField.current?.focus();
+  }, []);
   const problems = [...localProblems, ...problemsOf(error)];
   const set = <K extends keyof Draft>(name: K, value: Draft[K]) => setDraft((previous) => ({ ...previous, [name]: value }));
   const input = (name: keyof Draft) => ({ name, value: draft[name] as string, onInput: (event: Event) => set(name, (event.currentTarget as HTMLInputElement).value) });
@@ -175,7 +180,7 @@ export function ExperienceForm({
       <section class="form-group" aria-label="Basics">
         <h3>Basics</h3>
         <Field label="Name" path="/name" problems={problems}>
-          <input {...input('name')} required />
+          <input {...input('name')} ref={nameField} required />
         </Field>
         <Field label="Instructions" path="/instructions" problems={problems} hint="Free text for the answer generator (tone, what to avoid).">
           <textarea {...input('instructions')} rows={4} />

@@ -1,5 +1,5 @@
 /** Creating, editing and deleting a knowledge base (`POST`, `PATCH`, `DELETE /api/v2/knowledge-bases`). */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { changedFields, defined, Field, FormButtons, numberOrUndefined, numberText, problemsOf } from './form-fields.tsx';
 import { navigate, useAction } from './hooks.ts';
 import type { KnowledgeBase } from './types.ts';
@@ -33,6 +33,9 @@ function KnowledgeBaseForm({
 }) {
   const [draft, setDraft] = useState(initial);
   const { busy, error, run } = useAction();
+  // The form replaces the button that opened it: the keyboard carries on in its first field.
+  const nameField = useRef<HTMLInputElement>(null);
+  useEffect(() => nameField.current?.focus(), []);
   const problems = problemsOf(error);
   const input = (name: keyof Draft) => ({ name, value: draft[name], onInput: (event: Event) => setDraft({ ...draft, [name]: (event.currentTarget as HTMLInputElement).value }) });
   return (
@@ -44,7 +47,7 @@ function KnowledgeBaseForm({
       }}
     >
       <Field label="Name" path="/name" problems={problems}>
-        <input {...input('name')} required />
+        <input {...input('name')} ref={nameField} required />
       </Field>
       <Field label="Description" path="/description" problems={problems}>
         <textarea {...input('description')} rows={2} />

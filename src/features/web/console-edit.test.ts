@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
-import { assertFits, openSection, signInConsole, viewports, waitForText } from '../../../test/console-page.ts';
+import { assertFits, openSection, signInConsole, viewports, WAIT_MS, waitForText } from '../../../test/console-page.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 
 const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -20,6 +20,21 @@ const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 function editable(experience: Record<string, unknown>) {
   const { id: _id, workspaceId: _workspace, createdAt: _created, updatedAt: _updated, ...fields } = experience;
   return fields;
+}
+
+/** Waits until the focused element is the field labelled `label` (or the button reading it): focus moves after a render. */
+async function waitForFocus(page: Page, label: string): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  let last: string | undefined;
+  while (Date.now() < deadline) {
+    last = await page.evaluate(() => {
+      const element = document.activeElement as HTMLInputElement | null;
+      return element?.labels?.[0]?.textContent ?? (element?.tagName === 'BUTTON' ? element.textContent : element?.tagName) ?? undefined;
+    });
+    if (last === label) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`expected the focus on ${label}; it is on ${last}`);
 }
 
 describe(`console: create, edit and delete knowledge bases and experiences in Chromium (${engine})`, () => {
@@ -54,14 +69,22 @@ describe(`console: create, edit and delete knowledge bases and experiences in Ch
     test(`knowledge base: create, edit (the API's refusal beside the field), delete after asking (${viewport.width}×${viewport.height})`, async () => {
       await page.setViewportSize(viewport);
       await openSection(page, 'Knowledge bases');
-      await page.getByRole('button', { name: 'New knowledge base' }).click();
+      // With the keyboard alone: the form opens in its name field, Tab walks the labelled fields to the button.
+      await page.getByRole('button', { name: 'New knowledge base' }).press('Enter');
       const form = page.locator('form.edit-form');
-      await form.getByLabel('Name').fill(`Handbook ${suffix}`);
-      await form.getByLabel('Description').fill('Policies and how-tos');
-      await form.getByLabel('Chunk size').fill('1200');
-      await form.getByLabel('Chunk overlap').fill('150');
+      for (const [label, text] of [
+        ['Name', `Handbook ${suffix}`],
+        ['Description', 'Policies and how-tos'],
+        ['Chunk size', '1200'],
+        ['Chunk overlap', '150'],
+      ]) {
+        await waitForFocus(page, label!);
+        await page.keyboard.type(text!);
+        await page.keyboard.press('Tab');
+      }
+      await waitForFocus(page, 'Create knowledge base');
       await assertFits(page, 'the new knowledge base form');
-      await form.getByRole('button', { name: 'Create knowledge base' }).click();
+      await page.keyboard.press('Enter');
       const row = page.locator('tr[data-knowledge-base-id]').filter({ hasText: `Handbook ${suffix}` });
       await waitForText(row, '1200 chars, 150 overlap');
       const knowledgeBaseId = (await row.getAttribute('data-knowledge-base-id'))!;
@@ -111,6 +134,7 @@ describe(`console: create, edit and delete knowledge bases and experiences in Ch
       await openSection(page, 'Experiences');
       await page.getByRole('link', { name: 'New experience' }).click();
       const form = page.locator('form.experience-form');
+      await waitForFocus(page, 'Name');
       await form.getByLabel('Name', { exact: true }).fill(`Help desk ${suffix}`);
       await form.getByLabel('Instructions').fill('Answer briefly.');
       await form.getByLabel('Fallback message').fill('Ask our team instead.');
