@@ -1,9 +1,10 @@
 import { Fragment } from 'preact';
+import { EmbedSnippet } from './embed-snippet.tsx';
 import { navigate, useData } from './hooks.ts';
 import type { Experience } from './types.ts';
 import { ErrorNotice, formatTime, JsonBlock, LoadedView, useApi, useNames } from './ui.tsx';
 
-const experiencesPath = '/api/v2/experiences';
+export const experiencesPath = '/api/v2/experiences';
 
 /**
  * The workspace's experiences (the first 100: a console lists, it does not page through
@@ -26,6 +27,9 @@ function ExperienceCard({ experience, knowledgeBaseNames: names }: { experience:
     <article class="card experience" data-experience-id={experience.id}>
       <header class="section-header">
         <h3>{experience.name}</h3>
+        <a class="button" href={`#/experiences/${experience.id}`}>
+          Edit
+        </a>
         <a class="button" href={`#/playground/${experience.id}`}>
           Try in playground
         </a>
@@ -65,6 +69,7 @@ function ExperienceCard({ experience, knowledgeBaseNames: names }: { experience:
         <dt>Updated</dt>
         <dd>{formatTime(experience.updatedAt)}</dd>
       </dl>
+      <EmbedSnippet experience={experience} />
       {experience.instructions ? (
         <details>
           <summary>Instructions</summary>
@@ -82,11 +87,19 @@ function ExperienceCard({ experience, knowledgeBaseNames: names }: { experience:
 }
 
 export function ExperiencesView() {
+  const api = useApi();
   const experiences = useExperiences();
   const names = useNames('knowledge-bases:read', '/api/v2/knowledge-bases', 'knowledgeBases');
   return (
     <section aria-labelledby="experiences-title">
-      <h2 id="experiences-title">Experiences</h2>
+      <header class="section-header">
+        <h2 id="experiences-title">Experiences</h2>
+        {api.holds('experiences:write') ? (
+          <a class="button primary" href="#/experiences/new">
+            New experience
+          </a>
+        ) : null}
+      </header>
       <LoadedView loaded={experiences}>
         {(data) =>
           data.experiences.length === 0 ? (

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useData } from './hooks.ts';
+import { CreateKnowledgeBase, KnowledgeBaseAdmin } from './knowledge-base-form.tsx';
 import type { Entry, EntryWithChunks, KnowledgeBase } from './types.ts';
 import { BackLink, Cell, ExternalLink, formatTime, JsonBlock, LoadedView, PagedTable, useApi } from './ui.tsx';
 
@@ -24,6 +25,7 @@ export function KnowledgeBasesView() {
   return (
     <section aria-labelledby="kb-title">
       <h2 id="kb-title">Knowledge bases</h2>
+      <CreateKnowledgeBase onCreated={list.refresh} />
       <PagedTable
         loaded={list}
         rowsOf={(answer) => answer.knowledgeBases}
@@ -74,6 +76,7 @@ export function EntriesView({ knowledgeBaseId }: { knowledgeBaseId: string }) {
     <section aria-labelledby="entries-title">
       <BackLink href="#/knowledge-bases" label="Knowledge bases" />
       <h2 id="entries-title">Entries of {knowledgeBase.data?.name ?? 'the knowledge base'}</h2>
+      {knowledgeBase.data ? <KnowledgeBaseAdmin key={knowledgeBase.data.updatedAt} knowledgeBase={knowledgeBase.data} onChanged={knowledgeBase.refresh} /> : null}
       <form
         class="filters"
         role="search"

@@ -5,6 +5,7 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Api, type ApiError, loadSession, saveSession, type Session, signIn } from './api.ts';
+import { ExperienceView, NewExperienceView } from './experience-edit.tsx';
 import { ExperiencesView, PlaygroundView } from './experiences.tsx';
 import { navigate, useRoute } from './hooks.ts';
 import { JobsView, JobView } from './jobs.tsx';
@@ -79,7 +80,8 @@ function Page({ route, notice, onCreated }: { route: string[]; notice: string | 
       if (id && child === 'entries' && childId) return <EntryView knowledgeBaseId={id} entryId={childId} />;
       return id ? <EntriesView knowledgeBaseId={id} /> : <KnowledgeBasesView />;
     case 'experiences':
-      return <ExperiencesView />;
+      if (id === 'new') return <NewExperienceView />;
+      return id ? <ExperienceView experienceId={id} /> : <ExperiencesView />;
     case 'playground':
       return <PlaygroundView experienceId={id} />;
     case 'sessions':

@@ -82,6 +82,26 @@ legend { padding: 0 4px; }
 .attempt-log[open] { min-width: min(360px, 100%); }
 .attempts { margin: 4px 0; padding-left: 18px; font-size: 12px; }
 .webhook-actions > .actions { margin-left: 0; }
+.edit-form { display: grid; gap: 12px; max-width: 720px; }
+.field { display: grid; gap: 4px; min-width: 0; }
+.field:has(> input[type="checkbox"]) { grid-template-columns: auto 1fr; align-items: center; }
+.field:has(> input[type="checkbox"]) > label { order: 1; }
+.field:has(> input[type="checkbox"]) > .hint, .field:has(> input[type="checkbox"]) > .field-errors { grid-column: 1 / -1; order: 2; }
+.field-errors { display: grid; gap: 2px; }
+.field input:not([type="checkbox"]), .field select, .field textarea { width: 100%; }
+textarea { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-radius: 6px; background: var(--card); color: var(--fg); resize: vertical; }
+.hint { font-size: 12px; }
+.field-error { color: var(--bad); font-size: 13px; overflow-wrap: anywhere; }
+.field.invalid input, .field.invalid textarea, .field.invalid select { border-color: var(--bad); }
+.field-row { display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 12px; align-items: start; }
+.form-group { border-top: 1px solid var(--line); padding-top: 10px; display: grid; gap: 12px; min-width: 0; }
+.form-group h3 { margin: 0; }
+.action-list { list-style: none; padding: 0; margin: 0 0 8px; display: grid; gap: 12px; }
+.action-item fieldset { display: grid; gap: 10px; min-width: 0; }
+.kb-picker .field-error { flex-basis: 100%; }
+.snippet { background: var(--bg); padding: 4px 8px; border-radius: 6px; overflow-wrap: anywhere; user-select: all; min-width: 0; }
+.kb-admin { margin: 0 0 12px; }
+.form-buttons { margin-left: 0; }
 @media (max-width: 720px) {
   .page { padding: 12px; }
   .top { padding: 10px 12px; gap: 8px; }

@@ -3,6 +3,7 @@
  * (type-only imports: nothing of the server ends up in the bundle).
  */
 import type { Entry, EntryWithChunks } from '../../src/features/entries/entries.schemas.ts';
+import type { Action as ExperienceAction } from '../../src/features/experiences/action.schema.ts';
 import type { Experience } from '../../src/features/experiences/experiences.schemas.ts';
 import type { Job, JobStatus, RecordResult } from '../../src/features/ingestion/jobs.schemas.ts';
 import type { KnowledgeBase } from '../../src/features/knowledge-bases/knowledge-bases.schemas.ts';
@@ -10,7 +11,7 @@ import type { Source } from '../../src/features/query/query.schemas.ts';
 import type { Message, Session as ChatSession, SessionTranscript } from '../../src/features/sessions/sessions.schemas.ts';
 import type { Delivery as WebhookDelivery, DeliveryDetail as WebhookDeliveryDetail, Webhook, WebhookEvent } from '../../src/features/webhooks/webhooks.schemas.ts';
 
-export type { ChatSession, Entry, EntryWithChunks, Experience, Job, JobStatus, KnowledgeBase, RecordResult, Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookEvent };
+export type { ChatSession, Entry, EntryWithChunks, Experience, ExperienceAction, Job, JobStatus, KnowledgeBase, RecordResult, Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookEvent };
 
 /** An endpoint as created or rotated: the only answers that carry its signing secret. */
 export type WebhookWithSecret = Webhook & { secret: string };

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { copyText } from './clipboard.ts';
 import { navigate, useAction, useData } from './hooks.ts';
 import type { Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookEvent, WebhookWithSecret } from './types.ts';
 import { Cell, ConfirmButton, DetailPage, ErrorNotice, formatTime, JsonBlock, LoadedView, PagedTable, RequireScope, StatusBadge, useApi } from './ui.tsx';
@@ -16,22 +17,6 @@ const eventHelp: Record<WebhookEvent, string> = {
 const webhookEvents = Object.keys(eventHelp) as WebhookEvent[];
 // What a new endpoint subscribes to unless the operator picks otherwise: the end of each job.
 const defaultEvents: WebhookEvent[] = ['job.completed', 'job.failed'];
-
-/** Copies `text`: the Clipboard API where the page may use it, else the selected text with the older copy command. */
-async function copyText(text: string, element: HTMLElement | null): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    if (!element) return false;
-    const range = document.createRange();
-    range.selectNodeContents(element);
-    const selection = window.getSelection();
-    selection?.removeAllRanges();
-    selection?.addRange(range);
-    return document.execCommand('copy');
-  }
-}
 
 /** A signing secret, shown once (after create and after rotate), with a copy button. */
 function SecretPanel({ secret, onDone }: { secret: string; onDone: () => void }) {
