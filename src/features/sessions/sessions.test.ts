@@ -430,7 +430,7 @@ describe(`sessions (${engine})`, () => {
       ]);
       const { experienceName, firstQuestion, ...session } = answer.body.sessions[3];
       assert.deepEqual({ experienceName, firstQuestion }, { experienceName: 'Pricing widget', firstQuestion: 'How much is the pro plan?' });
-      assert.deepEqual(session, (({ messages, ...rest }) => rest)((await call(tenant.token, 'GET', `/api/v2/sessions/${ids['rated down']}`)).body));
+      assert.deepEqual(session, (({ messages: _messages, ...rest }) => rest)((await call(tenant.token, 'GET', `/api/v2/sessions/${ids['rated down']}`)).body));
     });
 
     test('feedback=down|up keeps the sessions with an answer rated so; unanswered=true|false those with or without a fallback answer', async () => {
