@@ -78,6 +78,12 @@ const listFilter = `s.workspace_id = $1
 
 type SessionListRow = SessionRow & { experience_name: string; first_question: string | null };
 
+/** sessionColumns of the list's `s` alias (its statement also reads experiences and queries). */
+const listColumns = sessionColumns
+  .split(', ')
+  .map((column) => `s.${column}`)
+  .join(', ');
+
 /**
  * The workspace's sessions matching the filters, newest first, each with its experience's name
  * and its first question (a correlated subquery on queries_session: one statement for the page);
@@ -85,13 +91,9 @@ type SessionListRow = SessionRow & { experience_name: string; first_question: st
  */
 export async function listSessions(db: Queryable, workspaceId: string, query: SessionListQuery): Promise<{ total: number; sessions: SessionListItem[] }> {
   const filters = [workspaceId, query.experienceId ?? null, query.userId ?? null, query.status ?? null, query.feedback ?? null, query.unanswered ?? null];
-  const columns = sessionColumns
-    .split(', ')
-    .map((column) => `s.${column}`)
-    .join(', ');
   const [{ rows }, count] = await Promise.all([
     db.query<SessionListRow>(
-      `SELECT ${columns}, e.name AS experience_name,
+      `SELECT ${listColumns}, e.name AS experience_name,
               (SELECT q.text FROM queries q WHERE q.workspace_id = $1 AND q.session_id = s.id ORDER BY q.created_at, q.id LIMIT 1) AS first_question
        FROM sessions s JOIN experiences e ON e.id = s.experience_id AND e.workspace_id = $1
        WHERE ${listFilter} ORDER BY s.created_at DESC, s.id LIMIT $7 OFFSET $8`,
