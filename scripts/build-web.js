@@ -14,8 +14,9 @@ const webDir = join(root, 'web');
 const outDir = join(root, 'dist', 'web');
 
 /** Gzip budgets in bytes, by bundle name. */
-// The widget's is issue 5's limit; the console's keeps an operator page quick to load.
-const gzipBudgets = { widget: 60 * 1024, console: 40 * 1024 };
+// The widget's is issue 5's limit; the console's keeps an operator page quick to load. The
+// console's charts (uPlot) are a bundle of their own that only the Insights page loads.
+const gzipBudgets = { widget: 60 * 1024, console: 40 * 1024, 'console-charts': 30 * 1024 };
 
 function entries() {
   return readdirSync(webDir, { withFileTypes: true })
@@ -43,6 +44,8 @@ for (const { name, main } of entries()) {
     jsx: 'automatic',
     jsxImportSource: 'preact',
     legalComments: 'none',
+    // A library's stylesheet is bundled as text, which the script puts in a <style> element.
+    loader: { '.css': 'text' },
     logLevel: 'warning',
   });
   const bytes = readFileSync(outfile);

@@ -18,6 +18,7 @@ import { registerClientRoutes } from './features/access-token-clients/clients.ro
 import { registerExperienceRoutes } from './features/experiences/experiences.routes.ts';
 import { registerEntryRoutes } from './features/entries/entries.routes.ts';
 import { registerHealthRoutes } from './features/health/health.routes.ts';
+import { registerInsightsRoutes } from './features/insights/insights.routes.ts';
 import { registerIngestionRoutes } from './features/ingestion/jobs.routes.ts';
 import { registerKnowledgeBaseRoutes } from './features/knowledge-bases/knowledge-bases.routes.ts';
 import { registerQueryRoutes } from './features/query/query.routes.ts';
@@ -41,6 +42,7 @@ const features: Feature[] = [
   registerQueryRoutes,
   registerWebRoutes,
   registerSessionRoutes,
+  registerInsightsRoutes,
   registerWebhookRoutes,
 ];
 

@@ -9,6 +9,7 @@ import { ExperienceView, NewExperienceView } from './experience-edit.tsx';
 import { ExperiencesView, PlaygroundView } from './experiences.tsx';
 import { navigate, useRoute } from './hooks.ts';
 import { JobsView, JobView } from './jobs.tsx';
+import { insightsStyles, InsightsView } from './insights.tsx';
 import { EntriesView, EntryView, KnowledgeBasesView } from './knowledge-bases.tsx';
 import { SessionsView, SessionView } from './sessions.tsx';
 import { styles } from './styles.ts';
@@ -66,6 +67,7 @@ const sections = [
   ['experiences', 'Experiences'],
   ['playground', 'Playground'],
   ['sessions', 'Sessions'],
+  ['insights', 'Insights'],
   ['webhooks', 'Webhooks'],
 ] as const;
 
@@ -87,6 +89,8 @@ function Page({ route, notice, onCreated }: { route: string[]; notice: string | 
     case 'sessions':
       if (id === 'experience') return <SessionsView experienceId={child} />;
       return id ? <SessionView sessionId={id} /> : <SessionsView experienceId={undefined} />;
+    case 'insights':
+      return <InsightsView />;
     case 'webhooks':
       return id ? <WebhookView webhookId={id} /> : <WebhooksView />;
     default:
@@ -166,7 +170,7 @@ function Console() {
 }
 
 const style = document.createElement('style');
-style.textContent = styles;
+style.textContent = styles + insightsStyles;
 document.head.append(style);
 const root = document.getElementById('app') ?? document.body.appendChild(document.createElement('div'));
 render(<Console />, root);

@@ -1,21 +1,28 @@
 import { useState } from 'preact/hooks';
 import { navigate, useData } from './hooks.ts';
-import type { ChatSession, ChatSessionWithMessages, SessionMessage } from './types.ts';
+import type { ChatSessionWithMessages, SessionListItem, SessionMessage } from './types.ts';
 import { Cell, DetailPage, ExternalLink, formatTime, JsonBlock, PagedTable, StatusBadge, useApi, useNames } from './ui.tsx';
 
 const sessionsPath = '/api/v2/sessions';
 const pageSize = 20;
 
-/** Recent sessions, optionally of one experience, with a status and user filter. */
+/** Recent sessions, optionally of one experience, with status, feedback, unanswered and user filters. */
 export function SessionsView({ experienceId }: { experienceId: string | undefined }) {
   const api = useApi();
   const [offset, setOffset] = useState(0);
   const [status, setStatus] = useState('');
   const [userId, setUserId] = useState('');
+  const [feedback, setFeedback] = useState('');
+  const [unanswered, setUnanswered] = useState(false);
   const names = useNames('experiences:read', '/api/v2/experiences', 'experiences');
   const sessions = useData(
-    (signal) => api.get<{ total: number; sessions: ChatSession[] }>(sessionsPath, { experienceId, status, userId, limit: pageSize, offset }, signal),
-    [experienceId, status, userId, offset],
+    (signal) =>
+      api.get<{ total: number; sessions: SessionListItem[] }>(
+        sessionsPath,
+        { experienceId, status, userId, feedback, unanswered: unanswered || undefined, limit: pageSize, offset },
+        signal,
+      ),
+    [experienceId, status, userId, feedback, unanswered, offset],
   );
   return (
     <section aria-labelledby="sessions-title">
@@ -55,6 +62,33 @@ export function SessionsView({ experienceId }: { experienceId: string | undefine
             <option value="completed">completed</option>
           </select>
         </label>
+        <label>
+          Feedback{' '}
+          <select
+            name="feedback"
+            value={feedback}
+            onChange={(event) => {
+              setOffset(0);
+              setFeedback(event.currentTarget.value);
+            }}
+          >
+            <option value="">any</option>
+            <option value="down">👎 thumbs down</option>
+            <option value="up">👍 thumbs up</option>
+          </select>
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="unanswered"
+            checked={unanswered}
+            onChange={(event) => {
+              setOffset(0);
+              setUnanswered(event.currentTarget.checked);
+            }}
+          />
+          Unanswered
+        </label>
         <form
           role="search"
           onSubmit={(event) => {
@@ -76,20 +110,20 @@ export function SessionsView({ experienceId }: { experienceId: string | undefine
         limit={pageSize}
         onOffset={setOffset}
         name="sessions stack"
-        columns={['Last question', 'Experience', 'User', 'Status', 'Questions', 'Started']}
+        columns={['First question', 'Experience', 'User', 'Status', 'Questions', 'Last activity']}
         empty="No sessions."
         row={(session) => (
           <tr key={session.id}>
-            <Cell label="Last question">
-              <a href={`#/sessions/${session.id}`}>{formatTime(session.lastQueryAt ?? session.createdAt)}</a>
+            <Cell label="First question">
+              <a href={`#/sessions/${session.id}`}>{session.firstQuestion ?? <span class="muted">No question yet</span>}</a>
             </Cell>
-            <Cell label="Experience">{names.get(session.experienceId) ?? <code>{session.experienceId.slice(0, 8)}</code>}</Cell>
+            <Cell label="Experience">{session.experienceName}</Cell>
             <Cell label="User">{session.userId ?? <span class="muted">anonymous</span>}</Cell>
             <Cell label="Status">
               <StatusBadge status={session.status} />
             </Cell>
             <Cell label="Questions">{session.queryCount}</Cell>
-            <Cell label="Started">{formatTime(session.createdAt)}</Cell>
+            <Cell label="Last activity">{formatTime(session.lastQueryAt ?? session.createdAt)}</Cell>
           </tr>
         )}
       />

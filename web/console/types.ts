@@ -8,10 +8,27 @@ import type { Experience } from '../../src/features/experiences/experiences.sche
 import type { Job, JobStatus, RecordResult } from '../../src/features/ingestion/jobs.schemas.ts';
 import type { KnowledgeBase } from '../../src/features/knowledge-bases/knowledge-bases.schemas.ts';
 import type { Source } from '../../src/features/query/query.schemas.ts';
-import type { Message, Session as ChatSession, SessionTranscript } from '../../src/features/sessions/sessions.schemas.ts';
+import type { Insights } from '../../src/features/insights/insights.schemas.ts';
+import type { Message, Session as ChatSession, SessionListItem, SessionTranscript } from '../../src/features/sessions/sessions.schemas.ts';
 import type { Delivery as WebhookDelivery, DeliveryDetail as WebhookDeliveryDetail, Webhook, WebhookEvent } from '../../src/features/webhooks/webhooks.schemas.ts';
 
-export type { ChatSession, Entry, EntryWithChunks, Experience, ExperienceAction, Job, JobStatus, KnowledgeBase, RecordResult, Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookEvent };
+export type {
+  ChatSession,
+  Entry,
+  EntryWithChunks,
+  Experience,
+  ExperienceAction,
+  Insights,
+  Job,
+  JobStatus,
+  KnowledgeBase,
+  RecordResult,
+  SessionListItem,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookEvent,
+};
 
 /** An endpoint as created or rotated: the only answers that carry its signing secret. */
 export type WebhookWithSecret = Webhook & { secret: string };

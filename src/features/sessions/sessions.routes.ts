@@ -3,7 +3,14 @@ import type { App } from '../../core/http/app-types.ts';
 import { guardedErrors, IdParams, Page, responses } from '../../core/http/schemas.ts';
 import { authorize, caller } from '../auth/guard.ts';
 import { getExperience } from '../experiences/experiences.service.ts';
-import { NewSessionSchema, SessionChangesSchema, SessionListQuerySchema, SessionSchema, SessionTranscriptSchema } from './sessions.schemas.ts';
+import {
+  NewSessionSchema,
+  SessionChangesSchema,
+  SessionListItemSchema,
+  SessionListQuerySchema,
+  SessionSchema,
+  SessionTranscriptSchema,
+} from './sessions.schemas.ts';
 import {
   assertMetadataSize,
   completeSession,
@@ -54,9 +61,9 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         security,
-        summary: 'List sessions, newest first, filtered by experience, user and status',
+        summary: 'List sessions, newest first, filtered by experience, user, status, feedback and unanswered queries',
         querystring: SessionListQuerySchema,
-        response: responses({ 200: Page('sessions', SessionSchema) }, guardedErrors),
+        response: responses({ 200: Page('sessions', SessionListItemSchema) }, guardedErrors),
       },
     },
     async (request) => {

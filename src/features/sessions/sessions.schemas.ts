@@ -29,6 +29,15 @@ export const SessionSchema = Type.Object({
 
 export type Session = Static<typeof SessionSchema>;
 
+/** A session as the list shows it: what a person scanning the list recognises it by. */
+export const SessionListItemSchema = Type.Object({
+  ...SessionSchema.properties,
+  experienceName: Type.String({ description: 'The experience\'s name (also when the experience is deleted).' }),
+  firstQuestion: Type.Union([Type.String(), Type.Null()], { description: 'The text of the session\'s first query; null before any.' }),
+});
+
+export type SessionListItem = Static<typeof SessionListItemSchema>;
+
 /**
  * The largest `metadata` a session takes, as UTF-8 JSON. Metadata is tracking data (source, device,
  * page path, campaign), a few hundred bytes in practice; 16 KiB leaves room for that while keeping
@@ -65,6 +74,10 @@ export const SessionListQuerySchema = Type.Object(
     experienceId: Type.Optional(Uuid),
     userId: Type.Optional(UserIdSchema),
     status: Type.Optional(StringEnum(['active', 'completed'])),
+    feedback: Type.Optional(StringEnum(['down', 'up'], { description: 'Only sessions with at least one answer rated so.' })),
+    unanswered: Type.Optional(
+      Type.Boolean({ description: 'true: only sessions with at least one query answered by the fallback message; false: only sessions without one.' }),
+    ),
     ...PageQuery,
   },
   { additionalProperties: false },

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../core/db/db.ts';
 import { AppError, notFound } from '../../core/errors.ts';
-import { MAX_METADATA_BYTES, type Message, type Session, type SessionListQuery, type SessionTranscript } from './sessions.schemas.ts';
+import { MAX_METADATA_BYTES, type Message, type Session, type SessionListItem, type SessionListQuery, type SessionTranscript } from './sessions.schemas.ts';
 
 export type SessionRow = {
   id: string;
@@ -64,23 +64,47 @@ export function assertMetadataSize(metadata: Record<string, unknown>, pointer = 
   }
 }
 
-// A NULL filter matches every row, so one statement serves every combination of filters.
-const listFilter = `workspace_id = $1
-  AND ($2::uuid IS NULL OR experience_id = $2::uuid)
-  AND ($3::text IS NULL OR user_id = $3::text)
-  AND ($4::text IS NULL OR status = $4::text)`;
+// A NULL filter matches every row, so one statement serves every combination of filters. The
+// feedback and unanswered filters are EXISTS probes of the session's queries (queries_session).
+const listFilter = `s.workspace_id = $1
+  AND ($2::uuid IS NULL OR s.experience_id = $2::uuid)
+  AND ($3::text IS NULL OR s.user_id = $3::text)
+  AND ($4::text IS NULL OR s.status = $4::text)
+  AND ($5::text IS NULL OR EXISTS (
+    SELECT 1 FROM queries q JOIN query_feedback f ON f.query_id = q.id AND f.workspace_id = $1
+    WHERE q.workspace_id = $1 AND q.session_id = s.id AND f.rating = $5::text))
+  AND ($6::boolean IS NULL OR EXISTS (
+    SELECT 1 FROM queries q WHERE q.workspace_id = $1 AND q.session_id = s.id AND NOT q.grounded) = $6::boolean)`;
 
-/** The workspace's sessions matching the filters, newest first; `userId` is already lower-cased. */
-export async function listSessions(db: Queryable, workspaceId: string, query: SessionListQuery): Promise<{ total: number; sessions: Session[] }> {
-  const filters = [workspaceId, query.experienceId ?? null, query.userId ?? null, query.status ?? null];
+type SessionListRow = SessionRow & { experience_name: string; first_question: string | null };
+
+/** sessionColumns of the list's `s` alias (its statement also reads experiences and queries). */
+const listColumns = sessionColumns
+  .split(', ')
+  .map((column) => `s.${column}`)
+  .join(', ');
+
+/**
+ * The workspace's sessions matching the filters, newest first, each with its experience's name
+ * and its first question (a correlated subquery on queries_session: one statement for the page);
+ * `userId` is already lower-cased.
+ */
+export async function listSessions(db: Queryable, workspaceId: string, query: SessionListQuery): Promise<{ total: number; sessions: SessionListItem[] }> {
+  const filters = [workspaceId, query.experienceId ?? null, query.userId ?? null, query.status ?? null, query.feedback ?? null, query.unanswered ?? null];
   const [{ rows }, count] = await Promise.all([
-    db.query<SessionRow>(
-      `SELECT ${sessionColumns} FROM sessions WHERE ${listFilter} ORDER BY created_at DESC, id LIMIT $5 OFFSET $6`,
+    db.query<SessionListRow>(
+      `SELECT ${listColumns}, e.name AS experience_name,
+              (SELECT q.text FROM queries q WHERE q.workspace_id = $1 AND q.session_id = s.id ORDER BY q.created_at, q.id LIMIT 1) AS first_question
+       FROM sessions s JOIN experiences e ON e.id = s.experience_id AND e.workspace_id = $1
+       WHERE ${listFilter} ORDER BY s.created_at DESC, s.id LIMIT $7 OFFSET $8`,
       [...filters, query.limit, query.offset],
     ),
-    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM sessions WHERE ${listFilter}`, filters),
+    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM sessions s WHERE ${listFilter}`, filters),
   ]);
-  return { total: count.rows[0]!.total, sessions: rows.map(toSession) };
+  return {
+    total: count.rows[0]!.total,
+    sessions: rows.map((row) => ({ ...toSession(row), experienceName: row.experience_name, firstQuestion: row.first_question })),
+  };
 }
 
 type MessageRow = {

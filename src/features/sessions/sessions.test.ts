@@ -4,6 +4,7 @@ import { assertError, assertExactError } from '../../../test/assert-error.ts';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, ingest } from '../../../test/ingestion.ts';
+import { seedSession, type SeededQuery } from '../../../test/seed-queries.ts';
 import { MAX_METADATA_BYTES } from './sessions.schemas.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -300,7 +301,11 @@ describe(`sessions (${engine})`, () => {
       assert.equal((await call(tenant.token, 'POST', `/api/v2/sessions/${created[4]!.id}/complete`)).status, 200);
       all = [];
       for (const session of created.reverse()) all.push((await call(tenant.token, 'GET', `/api/v2/sessions/${session.id}`)).body);
-      for (const session of all) delete session.messages;
+      const names = { [first]: 'first', [second]: 'second' };
+      for (const session of all) {
+        delete session.messages;
+        Object.assign(session, { experienceName: names[session.experienceId], firstQuestion: null });
+      }
     });
 
     test('without filters: every session of the workspace, newest first, with the default page of 20', async () => {
@@ -361,6 +366,9 @@ describe(`sessions (${engine})`, () => {
         ['userId=alice%20martin', { path: 'querystring:/userId', message: `must match pattern "${USER_ID_PATTERN}"` }],
         [`userId=${'u'.repeat(256)}`, { path: 'querystring:/userId', message: 'must NOT have more than 255 characters' }],
         ['user_id=alice', { path: 'querystring:/user_id', message: 'is not a known property' }],
+        ['feedback=down-vote', { path: 'querystring:/feedback', message: 'must be one of: down, up' }],
+        ['unanswered=yes', { path: 'querystring:/unanswered', message: 'must be boolean' }],
+        ['feedbacks=down', { path: 'querystring:/feedbacks', message: 'is not a known property' }],
       ];
       for (const [query, error] of cases) {
         assertExactError(await call(tenant.token, 'GET', `/api/v2/sessions?${query}`), 400, '/v2/sessions', { errors: [error] });
@@ -372,6 +380,78 @@ describe(`sessions (${engine})`, () => {
           { path: 'querystring:/userId', message: `must match pattern "${USER_ID_PATTERN}"` },
         ],
       });
+    });
+  });
+
+  describe('first questions, and the feedback and unanswered filters', () => {
+    let tenant: Tenant;
+    let widget: string;
+    let help: string;
+    // The seeded sessions, by what they hold.
+    const ids: Record<string, string> = {};
+
+    before(async () => {
+      tenant = await server.tenant();
+      widget = await experience(tenant.token, 'Pricing widget');
+      help = await experience(tenant.token, 'Help centre');
+      const db = server.context.db;
+      const seed = async (name: string, experienceId: string, queries: SeededQuery[]) => {
+        ids[name] = (await seedSession(db, tenant.workspaceId, experienceId, queries)).sessionId;
+      };
+      // Oldest first; the list answers them newest first.
+      await seed('rated down', widget, [
+        { text: 'How much is the pro plan?', grounded: true, at: '2026-11-01T09:00:00.000Z' },
+        { text: 'And for teams?', grounded: true, at: '2026-11-01T09:01:00.000Z', rating: 'down' },
+      ]);
+      await seed('unanswered', help, [
+        { text: 'Do you ship to Mars?', grounded: false, at: '2026-11-02T09:00:00.000Z' },
+        { text: 'What about the Moon?', grounded: true, at: '2026-11-02T09:01:00.000Z', rating: 'up' },
+      ]);
+      await seed('rated up', widget, [{ text: 'Is there a free trial?', grounded: true, at: '2026-11-03T09:00:00.000Z', rating: 'up' }]);
+      ids.empty = (await createSession(tenant.token, { experienceId: help })).id;
+      // Another workspace's session with a rated-down, unanswered query never shows up.
+      await seedSession(db, tenantB.workspaceId, experienceOfB, [{ text: 'Elsewhere?', grounded: false, at: '2026-11-03T10:00:00.000Z', rating: 'down' }]);
+    });
+
+    test('each listed session carries its experience\'s name and its first question (null before any)', async () => {
+      const answer = await call(tenant.token, 'GET', '/api/v2/sessions');
+      assert.equal(answer.status, 200, answer.text);
+      const summary = answer.body.sessions.map((session: Record<string, unknown>) => ({
+        id: session.id,
+        experienceName: session.experienceName,
+        firstQuestion: session.firstQuestion,
+        queryCount: session.queryCount,
+      }));
+      assert.deepEqual(summary, [
+        { id: ids.empty, experienceName: 'Help centre', firstQuestion: null, queryCount: 0 },
+        { id: ids['rated up'], experienceName: 'Pricing widget', firstQuestion: 'Is there a free trial?', queryCount: 1 },
+        { id: ids.unanswered, experienceName: 'Help centre', firstQuestion: 'Do you ship to Mars?', queryCount: 2 },
+        { id: ids['rated down'], experienceName: 'Pricing widget', firstQuestion: 'How much is the pro plan?', queryCount: 2 },
+      ]);
+      const { experienceName, firstQuestion, ...session } = answer.body.sessions[3];
+      assert.deepEqual({ experienceName, firstQuestion }, { experienceName: 'Pricing widget', firstQuestion: 'How much is the pro plan?' });
+      assert.deepEqual(session, (({ messages: _messages, ...rest }) => rest)((await call(tenant.token, 'GET', `/api/v2/sessions/${ids['rated down']}`)).body));
+    });
+
+    test('feedback=down|up keeps the sessions with an answer rated so; unanswered=true|false those with or without a fallback answer', async () => {
+      const cases: Array<[string, string[]]> = [
+        ['feedback=down', ['rated down']],
+        ['feedback=up', ['rated up', 'unanswered']],
+        ['unanswered=true', ['unanswered']],
+        ['unanswered=false', ['empty', 'rated up', 'rated down']],
+        ['feedback=up&unanswered=true', ['unanswered']],
+        ['feedback=up&unanswered=false', ['rated up']],
+        [`feedback=down&experienceId=${help}`, []],
+        [`feedback=up&experienceId=${widget}`, ['rated up']],
+      ];
+      for (const [query, names] of cases) {
+        const answer = await call(tenant.token, 'GET', `/api/v2/sessions?${query}`);
+        assert.equal(answer.status, 200, `${query}: ${answer.text}`);
+        const listed = { total: answer.body.total, ids: answer.body.sessions.map((session: { id: string }) => session.id) };
+        assert.deepEqual(listed, { total: names.length, ids: names.map((name) => ids[name]) }, query);
+      }
+      const otherWorkspace = await call(tenantB.token, 'GET', '/api/v2/sessions?feedback=down&unanswered=true');
+      assert.deepEqual(otherWorkspace.body.sessions.map((session: { firstQuestion: string }) => session.firstQuestion), ['Elsewhere?']);
     });
   });
 
@@ -475,7 +555,10 @@ describe(`sessions (${engine})`, () => {
     assert.equal((await call(tenantA.token, 'DELETE', `/api/v2/experiences/${doomed}`)).status, 204);
     const path = `/api/v2/sessions/${created.id}`;
     assert.deepEqual((await call(tenantA.token, 'GET', path)).body, { ...created, messages: [] });
-    assert.deepEqual((await call(tenantA.token, 'GET', `/api/v2/sessions?experienceId=${doomed}`)).body, { total: 1, sessions: [created] });
+    assert.deepEqual((await call(tenantA.token, 'GET', `/api/v2/sessions?experienceId=${doomed}`)).body, {
+      total: 1,
+      sessions: [{ ...created, experienceName: 'retired widget', firstQuestion: null }],
+    });
     assert.deepEqual((await call(tenantA.token, 'PATCH', path, { metadata: { archived: true } })).body.metadata, { archived: true });
     assert.equal((await call(tenantA.token, 'POST', `${path}/complete`)).body.status, 'completed');
   });

@@ -51,6 +51,8 @@ export function registerWebRoutes(app: App, context: AppContext): void {
   serveBundle(app, 'widget');
   // The operator console (web/console/): a single-page app over the public API.
   servePage(app, '/console', { title: 'lore console', bundle: 'console' });
+  // Its charts (uPlot), loaded by the Insights page when first opened.
+  serveBundle(app, 'console-charts');
 
   app.get(
     '/demo',
