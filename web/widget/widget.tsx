@@ -20,6 +20,7 @@ import { emptyConversation, loadConversation, loadOpen, saveConversation, saveOp
 import { useVisualViewport } from './viewport.ts';
 
 const FOCUSABLE = 'button:not([disabled]), a[href], textarea:not([disabled])';
+/** No image hosts, one list for every render: answers' rendering is memoized on it. */
 const NO_HOSTS: readonly string[] = [];
 /** Pixels left above the newest question when the log stops following its answer. */
 const ANCHOR_MARGIN = 8;
@@ -426,7 +427,7 @@ export function Widget({ options }: { options: WidgetOptions }) {
         </div>
         <div ref={log} class="log" role="log" aria-live="polite" aria-label="Conversation">
           {config?.greeting ? (
-            <div class="message assistant greeting" aria-label="Greeting">
+            <div class="message assistant greeting">
               <Avatar src={avatar} />
               {config.greeting}
             </div>
@@ -454,7 +455,6 @@ export function Widget({ options }: { options: WidgetOptions }) {
             />
           ))}
         </div>
-
         <form
           class="composer"
           onSubmit={(event) => {
