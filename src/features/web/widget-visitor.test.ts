@@ -270,7 +270,7 @@ for (const size of SIZES) {
       }));
 
     test(size.name === 'phone' ? 'the open panel covers the screen, ends above a keyboard, and closes from its header' : 'the open panel floats at the bottom right', () =>
-      visit(size, async ({ page }) => {
+      visit(size, async ({ context, page }) => {
         await openPanel(page);
         const box = (await panel(page).boundingBox())!;
         const launcher = page.locator('lore-chat .launcher');
@@ -281,11 +281,22 @@ for (const size of SIZES) {
         }
         assert.deepEqual(box, { x: 0, y: 0, width: size.width, height: size.height }, 'the panel is the viewport');
         assert.equal(await launcher.isVisible(), false, 'no launcher over the panel');
-        // An on-screen keyboard shrinks the visible height: the question field stays above it.
+        // An on-screen keyboard shrinks the visual viewport, not the layout viewport the panel is
+        // placed in. Headless Chromium has no keyboard; a page scale of 2 shrinks the visual
+        // viewport the same way (to 422 px): the panel and its question field stay inside it.
+        const cdp = await context.newCDPSession(page);
+        await cdp.send('Emulation.setPageScaleFactor', { pageScaleFactor: 2 });
+        await page.waitForFunction(() => document.querySelector('lore-chat')!.shadowRoot!.querySelector('.panel')!.getBoundingClientRect().height === visualViewport!.height);
+        const visible = await page.evaluate(() => ({ top: visualViewport!.offsetTop, bottom: visualViewport!.offsetTop + visualViewport!.height, height: visualViewport!.height }));
+        assert.equal(visible.height, size.height / 2);
+        const fieldBox = async () => (await page.getByRole('textbox', { name: 'Your question' }).boundingBox())!;
+        let field = await fieldBox();
+        assert.ok(field.y >= visible.top && field.y + field.height <= visible.bottom, `the field is in the visible part: ${JSON.stringify({ field, visible })}`);
+        await cdp.send('Emulation.setPageScaleFactor', { pageScaleFactor: 1 });
+        // A browser that shrinks the layout viewport instead (iOS with resizes-content): the same.
         await page.setViewportSize({ width: size.width, height: 500 });
-        await page.getByRole('textbox', { name: 'Your question' }).focus();
         await page.waitForFunction(() => document.querySelector('lore-chat')!.shadowRoot!.querySelector('.panel')!.getBoundingClientRect().height === 500);
-        const field = (await page.getByRole('textbox', { name: 'Your question' }).boundingBox())!;
+        field = await fieldBox();
         assert.ok(field.y >= 0 && field.y + field.height <= 500, `the field is in view: ${JSON.stringify(field)}`);
         const close = panel(page).locator('.header').getByRole('button', { name: 'Close chat' });
         await close.click();
