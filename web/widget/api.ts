@@ -1,4 +1,4 @@
-/** The widget's side of the query API (POST /api/v2/query in SSE mode, and feedback). */
+/** The widget's side of the query API (POST /api/v2/query in SSE mode, feedback, and its configuration). */
 import type { WidgetOptions } from './options.ts';
 import { SseParser } from './sse.ts';
 
@@ -29,6 +29,16 @@ export type Answer = {
   sources: Source[];
 };
 
+/** What GET /api/v2/experiences/{id}/widget answers: how the experience presents itself. */
+export type WidgetConfig = {
+  assistantName: string | null;
+  avatarUrl: string | null;
+  greeting: string | null;
+  starterQuestions: string[];
+  imageHosts: string[];
+  handover: { actionId: string; label: string; agentType: string | null } | null;
+};
+
 /** A failed request: `status` is the HTTP status (0 when the server could not be reached). */
 export class RequestError extends Error {
   constructor(
@@ -49,16 +59,18 @@ export type StreamHandlers = {
   onActions(actions: Action[]): void;
 };
 
-function headers(options: WidgetOptions, accept: string): Record<string, string> {
-  const all: Record<string, string> = { 'content-type': 'application/json', accept };
+function headers(options: WidgetOptions, accept: string, contentType: string | undefined = 'application/json'): Record<string, string> {
+  const all: Record<string, string> = { accept };
+  // A GET without a body or a token is a simple request: the browser sends it without a preflight.
+  if (contentType) all['content-type'] = contentType;
   if (options.token) all.authorization = `Bearer ${options.token}`;
   return all;
 }
 
-async function post(url: string, init: RequestInit): Promise<Response> {
+async function send(url: string, init: RequestInit & { method: 'GET' | 'POST' }): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(url, { ...init, method: 'POST', credentials: 'omit' });
+    response = await fetch(url, { ...init, credentials: 'omit' });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
     throw new RequestError(0, 'The server could not be reached.');
@@ -82,7 +94,7 @@ export async function streamQuery(
   signal: AbortSignal,
 ): Promise<Answer> {
   const body = { text: question.text, experienceId: options.experienceId, sessionId: question.sessionId, userId: options.userId };
-  const response = await post(`${options.baseUrl}/api/v2/query`, { headers: headers(options, 'text/event-stream'), body: JSON.stringify(body), signal });
+  const response = await send(`${options.baseUrl}/api/v2/query`, { method: 'POST', headers: headers(options, 'text/event-stream'), body: JSON.stringify(body), signal });
   if (!response.headers.get('content-type')?.includes('text/event-stream') || !response.body) {
     // A server (or proxy) that answered in JSON: the same answer, all at once.
     const answer = (await response.json()) as Answer;
@@ -122,12 +134,22 @@ export async function streamQuery(
   return answer;
 }
 
-/** Rates an answer (POST /api/v2/queries/{queryId}/feedback, 204). */
-export async function sendFeedback(options: WidgetOptions, queryId: string, rating: 'up' | 'down'): Promise<void> {
-  await post(`${options.baseUrl}/api/v2/queries/${encodeURIComponent(queryId)}/feedback`, {
+/** Rates an answer, with an optional comment (POST /api/v2/queries/{queryId}/feedback, 204). */
+export async function sendFeedback(options: WidgetOptions, queryId: string, rating: 'up' | 'down', comment?: string): Promise<void> {
+  await send(`${options.baseUrl}/api/v2/queries/${encodeURIComponent(queryId)}/feedback`, {
+    method: 'POST',
     headers: headers(options, 'application/json'),
-    body: JSON.stringify({ rating }),
+    body: JSON.stringify({ rating, comment }),
   });
+}
+
+/** The experience's presentation (GET /api/v2/experiences/{id}/widget). */
+export async function fetchWidgetConfig(options: WidgetOptions): Promise<WidgetConfig> {
+  const response = await send(`${options.baseUrl}/api/v2/experiences/${encodeURIComponent(options.experienceId)}/widget`, {
+    method: 'GET',
+    headers: headers(options, 'application/json', undefined),
+  });
+  return (await response.json()) as WidgetConfig;
 }
 
 /** The line the panel shows for a failed request: what happened, in the visitor's terms. */

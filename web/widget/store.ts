@@ -16,6 +16,8 @@ export type AssistantMessage = {
   actions: Action[];
   error?: string;
   rating?: 'up' | 'down';
+  /** The comment sent with a thumbs down (its form shows until one is sent). */
+  comment?: string;
 };
 export type Message = UserMessage | AssistantMessage;
 
@@ -53,5 +55,29 @@ export function saveConversation(experienceId: string, conversation: Conversatio
     localStorage.setItem(storageKey(experienceId), JSON.stringify({ ...conversation, messages }));
   } catch {
     // Storage full or blocked (private mode, sandboxed frame): the conversation lasts until reload.
+  }
+}
+
+const openKey = (experienceId: string) => `lore-widget-open:${experienceId}`;
+
+/**
+ * Whether the panel was open in this tab before a reload or a navigation to another page of the
+ * site: sessionStorage, so a new tab or tomorrow's visit starts with the launcher, as data-open
+ * says. Undefined when this tab has not opened or closed it yet.
+ */
+export function loadOpen(experienceId: string): boolean | undefined {
+  try {
+    const stored = sessionStorage.getItem(openKey(experienceId));
+    return stored === null ? undefined : stored === 'true';
+  } catch {
+    return undefined;
+  }
+}
+
+export function saveOpen(experienceId: string, open: boolean): void {
+  try {
+    sessionStorage.setItem(openKey(experienceId), String(open));
+  } catch {
+    // Blocked storage: the panel starts as data-open says after a reload.
   }
 }

@@ -37,12 +37,17 @@ button:disabled { cursor: default; opacity: .55; }
   background: var(--bg); border: 1px solid var(--border); border-radius: 12px; box-shadow: var(--shadow); overflow: hidden;
 }
 .panel[hidden] { display: none; }
+/* Phones: the panel covers the screen down to the on-screen keyboard (viewport.ts sets the variables). */
 @media (max-width: 480px) {
-  .panel { right: 8px; left: 8px; width: auto; max-width: none; bottom: 80px; }
+  .panel {
+    top: var(--viewport-top, 0px); right: 0; bottom: auto; left: 0; width: 100%; height: var(--viewport-height, 100%);
+    max-width: none; max-height: none; border: 0; border-radius: 0;
+  }
   .launcher { right: 12px; bottom: 12px; }
+  .root.open .launcher { display: none; }
 }
 .header { display: flex; align-items: center; gap: 4px; padding: 10px 10px 10px 16px; border-bottom: 1px solid var(--border); }
-.header h2 { flex: 1; margin: 0; font-size: 16px; font-weight: 600; line-height: 1.3; }
+.header h2 { flex: 1; min-width: 0; overflow-wrap: anywhere; margin: 0; font-size: 16px; font-weight: 600; line-height: 1.3; }
 .icon-button { display: grid; place-items: center; width: 32px; height: 32px; border-radius: 6px; color: var(--muted); }
 .icon-button:hover { background: var(--bubble); color: var(--fg); }
 .icon-button svg { width: 18px; height: 18px; }
@@ -52,6 +57,15 @@ button:disabled { cursor: default; opacity: .55; }
 .user { align-self: flex-end; background: var(--accent); color: var(--accent-fg); white-space: pre-wrap; border-bottom-right-radius: 4px; }
 .assistant { align-self: flex-start; background: var(--bubble); border-bottom-left-radius: 4px; }
 .assistant.failed .error { margin: 0; }
+/* The avatar sits in the margin left of each assistant message. */
+.with-avatar .assistant { position: relative; margin-left: 36px; max-width: calc(88% - 36px); }
+.avatar { position: absolute; left: -36px; bottom: 0; width: 28px; height: 28px; border-radius: 50%; object-fit: cover; background: var(--bubble); }
+.assistant.failed .avatar { display: none; }
+.greeting { white-space: pre-wrap; }
+.starters { margin-top: 0; }
+.markdown img { display: block; max-width: 100%; max-height: 240px; height: auto; margin: 4px 0; border-radius: 6px; }
+/* In the header: visible at all times, a long label cut to one line (in full on hover). */
+.header .handover { flex: none; max-width: 45%; padding: 4px 10px; margin-right: 4px; font-size: 12px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; display: block; }
 .assistant.failed { align-self: stretch; max-width: none; padding: 0; background: none; }
 .markdown > :first-child { margin-top: 0; }
 .markdown > :last-child { margin-bottom: 0; }
@@ -84,6 +98,10 @@ button:disabled { cursor: default; opacity: .55; }
 .feedback { display: flex; gap: 2px; margin-top: 6px; }
 .feedback .icon-button { width: 28px; height: 28px; }
 .feedback .icon-button[aria-pressed="true"] { color: var(--accent); background: var(--bg); }
+.comment { display: flex; gap: 6px; align-items: flex-end; margin-top: 6px; }
+.comment textarea { flex: 1; resize: none; padding: 6px 8px; border: 1px solid var(--border); border-radius: 6px; background: var(--bg); font-size: 13px; }
+.comment .send { height: 32px; padding: 0 10px; font-size: 13px; }
+.thanks { margin: 6px 0 0; color: var(--muted); font-size: 12px; }
 .composer { display: flex; gap: 8px; align-items: flex-end; padding: 10px; border-top: 1px solid var(--border); }
 .composer textarea {
   flex: 1; resize: none; min-height: 40px; max-height: 120px; padding: 9px 12px; border: 1px solid var(--border);

@@ -1,13 +1,27 @@
 /** The chat panel and its launcher (rendered by main.tsx inside a shadow root). */
-import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { friendlyError, RequestError, sendFeedback, streamQuery, type Action, type Answer, type Source, type StreamHandlers } from './api.ts';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import {
+  fetchWidgetConfig,
+  friendlyError,
+  RequestError,
+  sendFeedback,
+  streamQuery,
+  type Action,
+  type Answer,
+  type Source,
+  type StreamHandlers,
+  type WidgetConfig,
+} from './api.ts';
 import { ChatIcon, CloseIcon, NewIcon, ThumbDownIcon, ThumbUpIcon } from './icons.tsx';
 import { citedNumbers, renderMarkdown, safeUrl, sanitizeSvg } from './markdown.ts';
 import type { WidgetOptions } from './options.ts';
 import { useTypedLength } from './typed-text.ts';
-import { emptyConversation, loadConversation, saveConversation, type AssistantMessage, type Conversation, type Message } from './store.ts';
+import { emptyConversation, loadConversation, loadOpen, saveConversation, saveOpen, type AssistantMessage, type Conversation, type Message } from './store.ts';
+import { useVisualViewport } from './viewport.ts';
 
 const FOCUSABLE = 'button:not([disabled]), a[href], textarea:not([disabled])';
+/** No image hosts, one list for every render: answers' rendering is memoized on it. */
+const NO_HOSTS: readonly string[] = [];
 /** Pixels left above the newest question when the log stops following its answer. */
 const ANCHOR_MARGIN = 8;
 
@@ -28,12 +42,50 @@ function ActionIcon({ icon }: { icon: Action['icon'] }) {
   return src ? <img src={src} alt="" /> : null;
 }
 
+/** The assistant's avatar beside a message (decorative: the panel's heading names the assistant). */
+function Avatar({ src }: { src: string | undefined }) {
+  return src ? <img class="avatar" src={src} alt="" referrerpolicy="no-referrer" /> : null;
+}
+
+/** After a thumbs down: an optional comment, sent with the same rating. */
+function CommentForm({ onSend }: { onSend(comment: string): Promise<void> }) {
+  const [text, setText] = useState('');
+  const [sending, setSending] = useState(false);
+  return (
+    <form
+      class="comment"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        setSending(true);
+        await onSend(text.trim());
+        setSending(false);
+      }}
+    >
+      <textarea
+        rows={2}
+        maxLength={2000}
+        aria-label="What was wrong? (optional)"
+        placeholder="What was wrong? (optional)"
+        value={text}
+        onInput={(event) => setText(event.currentTarget.value)}
+      />
+      <button type="submit" class="send" disabled={sending || text.trim() === ''}>
+        Send
+      </button>
+    </form>
+  );
+}
+
 type AssistantProps = {
   message: AssistantMessage;
+  /** The avatar's https URL, when the experience has one. */
+  avatar: string | undefined;
+  /** Hosts whose https images the answer may show. */
+  imageHosts: readonly string[];
   /** Called after the answer grew on screen, so that the log can follow it. */
   onGrow(): void;
-  onAction(action: Action, message: AssistantMessage): void;
-  onRate(message: AssistantMessage, rating: 'up' | 'down'): void;
+  onAction(action: Action, queryId: string | undefined): void;
+  onRate(message: AssistantMessage, rating: 'up' | 'down', comment?: string): Promise<void>;
 };
 
 /**
@@ -48,16 +100,17 @@ function shownParts(message: AssistantMessage): { sources: Source[]; actions: Ac
   return { sources, actions };
 }
 
-function AssistantBubble({ message, onAction, onRate, onGrow }: AssistantProps) {
+function AssistantBubble({ message, avatar, imageHosts, onAction, onRate, onGrow }: AssistantProps) {
   const typed = useTypedLength(message.text, message.status === 'streaming');
   const text = message.text.slice(0, typed);
-  const html = useMemo(() => renderMarkdown(text, message.sources), [text, message.sources]);
+  const html = useMemo(() => renderMarkdown(text, message.sources, imageHosts), [text, message.sources, imageHosts]);
   const { sources, actions } = useMemo(() => shownParts(message), [message.text, message.sources, message.actions]);
   // From the question's sending until the last character is on screen: the answer is in progress.
   const writing = message.status === 'streaming' || typed < message.text.length;
   useLayoutEffect(onGrow, [typed, writing]);
   return (
     <article class={`message assistant${message.text === '' && message.error ? ' failed' : ''}`} aria-busy={writing} aria-label="Answer">
+      <Avatar src={avatar} />
       {text !== '' && <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />}
       {writing && (
         <span class="typing" role="status" aria-label="The assistant is writing">
@@ -91,7 +144,7 @@ function AssistantBubble({ message, onAction, onRate, onGrow }: AssistantProps) 
       {!writing && actions.length > 0 && (
         <div class="actions" role="group" aria-label="Suggested actions">
           {actions.map((action) => (
-            <button key={action.id} type="button" class="action" onClick={() => onAction(action, message)}>
+            <button key={action.id} type="button" class="action" onClick={() => onAction(action, message.queryId)}>
               <ActionIcon icon={action.icon} />
               {action.label}
             </button>
@@ -108,6 +161,14 @@ function AssistantBubble({ message, onAction, onRate, onGrow }: AssistantProps) 
           </button>
         </div>
       )}
+      {message.rating === 'down' &&
+        (message.comment === undefined ? (
+          <CommentForm onSend={(comment) => onRate(message, 'down', comment)} />
+        ) : (
+          <p class="thanks" role="status">
+            Thanks, your comment was sent.
+          </p>
+        ))}
       {message.error && (
         <p class="error" role="alert">
           {message.error}
@@ -130,7 +191,11 @@ function MessageView(props: { message: Message } & Omit<AssistantProps, 'message
 }
 
 export function Widget({ options }: { options: WidgetOptions }) {
-  const [open, setOpen] = useState(options.open);
+  // The visitor's last choice in this tab wins over data-open.
+  const [open, setOpen] = useState(() => loadOpen(options.experienceId) ?? options.open);
+  /** The experience's presentation: undefined until read, null when it could not be. */
+  const [config, setConfig] = useState<WidgetConfig | null | undefined>(undefined);
+  const configRequested = useRef(false);
   const [conversation, setConversation] = useState<Conversation>(() => loadConversation(options.experienceId, options.userId));
   const [input, setInput] = useState('');
   const [busy, setBusy] = useState(false);
@@ -144,6 +209,16 @@ export function Widget({ options }: { options: WidgetOptions }) {
   const log = useRef<HTMLDivElement>(null);
   const field = useRef<HTMLTextAreaElement>(null);
   const launcher = useRef<HTMLButtonElement>(null);
+  useVisualViewport(panel, open);
+
+  // Read when the panel first opens, not at load: most page views never open it, and each read
+  // is a request and a database read on the service. The heading shows data-title meanwhile.
+  useEffect(() => {
+    if (!open || configRequested.current) return;
+    configRequested.current = true;
+    // Without it the widget still answers: the question's own error line says what is wrong.
+    fetchWidgetConfig(options).then(setConfig, () => setConfig(null));
+  }, [open]);
 
   // Layout effects throughout: the saved conversation, the scroll and the focus follow a render in
   // the same task, never a frame later. A reload right after an answer keeps it.
@@ -181,6 +256,7 @@ export function Widget({ options }: { options: WidgetOptions }) {
 
   const toggle = (next: boolean) => {
     moveFocus.current = true;
+    saveOpen(options.experienceId, next);
     setOpen(next);
   };
 
@@ -248,7 +324,7 @@ export function Widget({ options }: { options: WidgetOptions }) {
     field.current?.focus();
   }
 
-  function runAction(action: Action, message: AssistantMessage) {
+  function runAction(action: Action, queryId: string | undefined) {
     const { type } = action.action;
     if (type === 'open_url') {
       const href = safeUrl(action.action.url);
@@ -264,17 +340,17 @@ export function Widget({ options }: { options: WidgetOptions }) {
         label: action.label,
         experienceId: options.experienceId,
         sessionId: current.current.sessionId,
-        queryId: message.queryId,
+        queryId,
       };
       window.dispatchEvent(new CustomEvent(type === 'trigger_handover' ? 'lore:handover' : 'lore:event', { detail }));
     }
   }
 
-  async function rate(message: AssistantMessage, rating: 'up' | 'down') {
+  async function rate(message: AssistantMessage, rating: 'up' | 'down', comment?: string) {
     if (!message.queryId) return;
     try {
-      await sendFeedback(options, message.queryId, rating);
-      updateAssistant(message.id, () => ({ rating, error: undefined }));
+      await sendFeedback(options, message.queryId, rating, comment);
+      updateAssistant(message.id, () => ({ rating, comment, error: undefined }));
     } catch (error) {
       updateAssistant(message.id, () => ({ error: friendlyError(error) }));
     }
@@ -309,9 +385,22 @@ export function Widget({ options }: { options: WidgetOptions }) {
     }
   }
 
+  /** The panel's button for the experience's handover: what its button under an answer does. */
+  function handOver(handover: NonNullable<WidgetConfig['handover']>) {
+    const { actionId, label, agentType } = handover;
+    const answered = conversation.messages.filter((message): message is AssistantMessage => message.role === 'assistant' && message.queryId !== undefined);
+    runAction({ id: actionId, label, action: agentType ? { type: 'trigger_handover', agentType } : { type: 'trigger_handover' } }, answered[answered.length - 1]?.queryId);
+  }
+
+  const avatar = safeUrl(config?.avatarUrl);
+  const imageHosts = config?.imageHosts ?? NO_HOSTS;
+  const starters = conversation.messages.length === 0 ? (config?.starterQuestions ?? []) : [];
   const titleId = 'lore-title';
   return (
-    <div class={`root ${options.theme}`} style={options.accentColor ? { '--accent': options.accentColor } : undefined}>
+    <div
+      class={`root ${options.theme}${open ? ' open' : ''}${avatar ? ' with-avatar' : ''}`}
+      style={options.accentColor ? { '--accent': options.accentColor } : undefined}
+    >
       <div
         ref={panel}
         id="lore-panel"
@@ -323,7 +412,12 @@ export function Widget({ options }: { options: WidgetOptions }) {
         onKeyDown={onPanelKey}
       >
         <div class="header">
-          <h2 id={titleId}>{options.title}</h2>
+          <h2 id={titleId}>{config?.assistantName ?? options.title}</h2>
+          {config?.handover && (
+            <button type="button" class="action handover" title={config.handover.label} onClick={() => handOver(config.handover!)}>
+              {config.handover.label}
+            </button>
+          )}
           <button type="button" class="icon-button" aria-label="New conversation" title="New conversation" onClick={startOver}>
             <NewIcon />
           </button>
@@ -332,9 +426,33 @@ export function Widget({ options }: { options: WidgetOptions }) {
           </button>
         </div>
         <div ref={log} class="log" role="log" aria-live="polite" aria-label="Conversation">
-          {conversation.messages.length === 0 && <p class="empty">Ask a question to get started.</p>}
+          {config?.greeting ? (
+            <div class="message assistant greeting">
+              <Avatar src={avatar} />
+              {config.greeting}
+            </div>
+          ) : (
+            conversation.messages.length === 0 && config !== undefined && <p class="empty">Ask a question to get started.</p>
+          )}
+          {starters.length > 0 && (
+            <div class="actions starters" role="group" aria-label="Suggested questions">
+              {starters.map((question) => (
+                <button key={question} type="button" class="action" onClick={() => void ask(question)}>
+                  {question}
+                </button>
+              ))}
+            </div>
+          )}
           {conversation.messages.map((message) => (
-            <MessageView key={message.id} message={message} onAction={runAction} onRate={rate} onGrow={follow} />
+            <MessageView
+              key={message.id}
+              message={message}
+              avatar={avatar}
+              imageHosts={imageHosts}
+              onAction={runAction}
+              onRate={rate}
+              onGrow={follow}
+            />
           ))}
         </div>
         <form

@@ -80,6 +80,7 @@ describe(`health, readiness, metrics and OpenAPI (${engine})`, () => {
       ['/api/v2/experiences/{id}', 'get'],
       ['/api/v2/experiences/{id}', 'patch'],
       ['/api/v2/experiences/{id}', 'delete'],
+      ['/api/v2/experiences/{id}/widget', 'get'],
       ['/api/v2/data-ingestion/jobs', 'post'],
       ['/api/v2/data-ingestion/jobs', 'get'],
       ['/api/v2/data-ingestion/jobs/{jobId}', 'get'],

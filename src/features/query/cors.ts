@@ -8,11 +8,12 @@ const PREFLIGHT_MAX_AGE = 600;
 
 /**
  * CORS of the widget-facing routes. The experience, and so its allowedOrigins, is named in the
- * body, which a preflight does not carry: the preflight allows any origin to POST, and the real
+ * body or the path, which a preflight does not read: the preflight allows any origin to call
+ * `method` (a GET needs one only when it sends a token), and the real
  * request is checked against the experience by `authorizeExperienceCall`. Its response allows the
  * caller's origin unless that origin was refused, so a refused page cannot read the answer.
  */
-export function installWidgetCors(app: App, paths: readonly string[]): { onSend: (request: FastifyRequest, reply: FastifyReply) => Promise<void> } {
+export function installWidgetCors(app: App, paths: readonly string[], method: 'GET' | 'POST' = 'POST'): { onSend: (request: FastifyRequest, reply: FastifyReply) => Promise<void> } {
   for (const path of paths) {
     app.options(path, { schema: { hide: true } }, async (request, reply) => {
       const origin = request.headers.origin;
@@ -20,7 +21,7 @@ export function installWidgetCors(app: App, paths: readonly string[]): { onSend:
       if (origin) {
         void reply.headers({
           'access-control-allow-origin': origin,
-          'access-control-allow-methods': 'POST, OPTIONS',
+          'access-control-allow-methods': `${method}, OPTIONS`,
           'access-control-allow-headers': ALLOWED_HEADERS,
           'access-control-max-age': String(PREFLIGHT_MAX_AGE),
         });

@@ -12,6 +12,7 @@ import { authorizeExperienceCall } from './experience-access.ts';
 import { FeedbackBodySchema, QueryBodySchema, QueryIdParams, QueryResponseSchema } from './query.schemas.ts';
 import { continuedSession, newSession, queryExperience, rateQuery } from './query.service.ts';
 import { installQueryRateLimit } from './rate-limits.ts';
+import { registerWidgetConfigRoute } from './widget-config.ts';
 import { assertMetadataSize } from '../sessions/sessions.service.ts';
 
 const tags = ['query'];
@@ -66,10 +67,11 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, answer
   return reply;
 }
 
-/** POST /api/v2/query (JSON, or Server-Sent Events) and answer feedback. */
+/** POST /api/v2/query (JSON, or Server-Sent Events), answer feedback and the widget's configuration. */
 export async function registerQueryRoutes(app: App, context: AppContext): Promise<void> {
   const cors = installWidgetCors(app, ['/api/v2/query', '/api/v2/queries/:queryId/feedback']);
   const rateLimit = await installQueryRateLimit(app, context);
+  registerWidgetConfigRoute(app, context, rateLimit);
 
   app.post(
     '/api/v2/query',

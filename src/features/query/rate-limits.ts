@@ -15,8 +15,20 @@ declare module 'fastify' {
 
 const WINDOW_MS = 60_000;
 
-/** Checks a query against its budgets; throws the 429 when one is spent. */
-export type QueryRateLimit = (request: FastifyRequest, caller: ExperienceCaller, sessionId: string | undefined) => Promise<void>;
+/**
+ * What a request spends: a question (and its feedback), or a read of the widget's configuration.
+ * Each counts in budgets of its own, of the same sizes, so that opening the widget spends none of
+ * the visitor's questions (an experience may allow one question a minute per address).
+ */
+export type Spending = 'query' | 'widget-config';
+
+/** Checks a request against its budgets; throws the 429 when one is spent. */
+export type QueryRateLimit = (request: FastifyRequest, caller: ExperienceCaller, sessionId: string | undefined, spending?: Spending) => Promise<void>;
+
+const spent: Record<Spending, { prefix: string; what: string }> = {
+  query: { prefix: '', what: 'queries' },
+  'widget-config': { prefix: 'widget-config:', what: 'widget configuration requests' },
+};
 
 /**
  * Query budgets per minute, counted by @fastify/rate-limit in Redis when REDIS_URL is set (so
@@ -53,26 +65,27 @@ export async function installQueryRateLimit(app: App, context: AppContext): Prom
     max: async (request: FastifyRequest) => request.rateLimitBucket!.max,
   });
 
-  const spend = async (request: FastifyRequest, key: string, max: number, what: string) => {
-    request.rateLimitBucket = { key, max };
+  const spend = async (request: FastifyRequest, spending: Spending, key: string, max: number, from: string) => {
+    const { prefix, what } = spent[spending];
+    request.rateLimitBucket = { key: `${prefix}${key}`, max };
     const outcome = await check(request);
     if (!outcome.isAllowed && outcome.isExceeded) {
       const seconds = Math.max(1, outcome.ttlInSeconds);
-      throw new AppError('RATE_LIMITED', `Too many queries ${what} (${max} per minute); retry in ${seconds} s.`, {
+      throw new AppError('RATE_LIMITED', `Too many ${what} ${from} (${max} per minute); retry in ${seconds} s.`, {
         headers: { 'retry-after': String(seconds) },
       });
     }
   };
 
-  return async (request, caller, sessionId) => {
+  return async (request, caller, sessionId, spending = 'query') => {
     const { experience, claims } = caller;
     if (!claims) {
       const own = experience.settings.rateLimit ?? {};
       // Counted per experience, as its settings may set the budget: one shared count against
       // several experiences' budgets would let a low budget spend a higher one's.
-      await spend(request, `ip:${experience.id}:${request.ip}`, own.ipPerMinute ?? limits.ipPerMinute, 'from this address');
-      if (sessionId) await spend(request, `session:${sessionId}`, own.sessionPerMinute ?? limits.sessionPerMinute, 'in this session');
+      await spend(request, spending, `ip:${experience.id}:${request.ip}`, own.ipPerMinute ?? limits.ipPerMinute, 'from this address');
+      if (sessionId) await spend(request, spending, `session:${sessionId}`, own.sessionPerMinute ?? limits.sessionPerMinute, 'in this session');
     }
-    await spend(request, `workspace:${experience.workspaceId}`, limits.workspacePerMinute, 'for this workspace');
+    await spend(request, spending, `workspace:${experience.workspaceId}`, limits.workspacePerMinute, 'for this workspace');
   };
 }

@@ -36,11 +36,16 @@ const actions = [
 
 const QUESTION = 'How does a parcel return work with the label and tracking?';
 
-/** An answer taller than the panel: five paragraphs, the first of which starts with FIRST_LINE. */
+/**
+ * An answer taller than the panel, even full-screen on a phone: seven paragraphs citing the five
+ * sources, the first of which starts with FIRST_LINE.
+ */
 const FIRST_LINE = 'Start here: a parcel return takes three steps.';
 const LONG_ANSWER = [
   `${FIRST_LINE} Print the return label from your order page and stick it on the parcel [1].`,
-  ...[2, 3, 4, 5].map((number) => `Step ${number}: the parcel tracking number shows where the parcel is, the locker keeps it for three days, and a damaged parcel is replaced at no cost [${number}].`),
+  ...[2, 3, 4, 5, 6, 7].map(
+    (number) => `Step ${number}: the parcel tracking number shows where the parcel is, the locker keeps it for three days, and a damaged parcel is replaced at no cost [${Math.min(number, 5)}].`,
+  ),
 ].join('\n\n');
 
 let fake: FakeOpenAi;

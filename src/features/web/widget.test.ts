@@ -259,7 +259,8 @@ describe('the chat widget in Chromium', () => {
   test('a reload shows the conversation and continues its session', async () => {
     const before = await stored(page);
     await page.reload();
-    await widget.launcher(page).click();
+    // The panel was open before the reload, so it still is (widget-visitor.test.ts).
+    await widget.panel(page).waitFor();
     assert.deepEqual(await widget.userMessages(page).allInnerTexts(), ['How long do refunds take?', 'How long does delivery take?']);
     assert.equal(await widget.answers(page).count(), 2);
 
