@@ -126,7 +126,7 @@ function nounOf(error: ErrorObject): string | undefined {
     case 'format':
       return formatNoun(String(params.format));
     case 'const':
-      return quote(params.allowedValue);
+      return JSON.stringify(params.allowedValue);
     case 'enum':
       return `one of: ${(params.allowedValues as unknown[]).map(quote).join(', ')}`;
     default:
