@@ -66,9 +66,6 @@ export function classifyError(error: FastifyError, request: FastifyRequest): { s
       return { status: 415, message: unsupportedMediaTypeMessage(request.headers['content-type'], takesMultipart) };
     }
   }
-  if (error instanceof SyntaxError && error.statusCode === 400) {
-    return { status: 400, message: `${errorTable.MALFORMED_JSON.message} ${error.message}` };
-  }
   // Other client errors raised by Fastify and its plugins keep their status and message.
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return { status: error.statusCode, message: error.message };

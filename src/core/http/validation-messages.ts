@@ -322,18 +322,21 @@ function lineAndColumn(text: string, position: number): string {
 }
 
 /**
- * Why a request body is not JSON, from the parser's own error, in one sentence: "The request
- * body is not valid JSON: unterminated string at position 22 (line 1, column 23)."
+ * Why a request body (or a multipart part, the `subject`) is not JSON, from the parser's own
+ * error, in one sentence: "The request body is not valid JSON: unterminated string at position
+ * 22 (line 1, column 23)."
  */
-export function malformedJsonMessage(text: string): string {
+export function malformedJsonMessage(text: string, subject = 'The request body'): string {
   if (text.trim() === '') {
-    return 'The request body is empty, but its Content-Type says application/json: send a JSON value, or no Content-Type header.';
+    return subject === 'The request body'
+      ? 'The request body is empty, but its Content-Type says application/json: send a JSON value, or no Content-Type header.'
+      : `${subject} is empty; it must be JSON.`;
   }
   let reason: string;
   try {
     JSON.parse(text);
     // Valid JSON that the body parser refused: it sets an object's prototype.
-    return 'The request body has a "__proto__" or "constructor.prototype" key, which is not accepted.';
+    return `${subject} has a "__proto__" or "constructor.prototype" key, which is not accepted.`;
   } catch (error) {
     reason = (error as Error).message;
   }
@@ -343,7 +346,7 @@ export function malformedJsonMessage(text: string): string {
   if (located) detail = `${located[1]} at position ${located[2]} (${lineAndColumn(text, Number(located[2]))})`;
   else if (token) detail = `${token[1]} near ${token[2]}`;
   else if (reason === 'Unexpected end of JSON input') detail = 'the text ends before the JSON value is complete';
-  return `The request body is not valid JSON: ${detail.charAt(0).toLowerCase()}${detail.slice(1)}.`;
+  return `${subject} is not valid JSON: ${detail.charAt(0).toLowerCase()}${detail.slice(1)}.`;
 }
 
 /** The 415 for a body of a type the route does not read, saying which ones it does. */
