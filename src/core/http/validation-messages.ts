@@ -35,7 +35,8 @@ export function fieldName(path: string): string {
   const match = /^([a-z]+):(\/.*)$/.exec(path);
   const part = parts[match?.[1] ?? 'body'] ?? parts.body!;
   const pointer = match ? match[2]! : path;
-  const segments = pointer.split('/').slice(1).filter((segment, index, all) => !(segment === '' && all.length === 1));
+  // `/` is the whole part, as the error handler writes it (ajv's own pointer for it is empty).
+  const segments = pointer === '/' ? [] : pointer.split('/').slice(1);
   if (segments.length === 0) return part.whole;
   const name = segments
     .map(unescapeSegment)
