@@ -10,6 +10,7 @@ import type { AppContext } from './core/context.ts';
 import type { App, Feature } from './core/http/app-types.ts';
 import { answerClientError, answerFrameworkError, installErrorHandling, requireHostHeader } from './core/http/error-handler.ts';
 import { installInputGuard } from './core/http/input-guard.ts';
+import { installJsonBodyParser } from './core/http/json-body.ts';
 import { addStorableDateFormats } from './core/http/storable-formats.ts';
 import { installMetrics } from './core/http/metrics.ts';
 import { ErrorBodySchema } from './core/http/schemas.ts';
@@ -55,7 +56,8 @@ const features: Feature[] = [
 function buildValidator(externalSchemas: Record<string, AnySchema>): FastifySchemaCompiler<AnySchema> {
   const ajvFor = (coerceTypes: 'array' | false) => {
     // strictNumbers: a JSON body's 1e400 parses as Infinity, which plain ajv counts as an integer.
-    const ajv = new Ajv({ coerceTypes, removeAdditional: false, allErrors: true, useDefaults: true, addUsedSchema: false, allowUnionTypes: true, strictNumbers: true });
+    // verbose: each error keeps its schema and value, from which validation-messages.ts words it.
+    const ajv = new Ajv({ coerceTypes, removeAdditional: false, allErrors: true, useDefaults: true, addUsedSchema: false, allowUnionTypes: true, strictNumbers: true, verbose: true });
     addFormats.default(ajv);
     addStorableDateFormats(ajv);
     for (const schema of Object.values(externalSchemas)) ajv.addSchema(schema);
@@ -108,6 +110,7 @@ export async function buildApp(context: AppContext, options: AppOptions): Promis
   installErrorHandling(app);
   requireHostHeader(app);
   installInputGuard(app);
+  installJsonBodyParser(app);
   app.addSchema(ErrorBodySchema);
   await app.register(formbody);
   await app.register(swagger, {

@@ -1,8 +1,10 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isConnectionFailure } from '../db/unavailable.ts';
 import { AppError, errorBody, errorTable, type ErrorDetails, type FieldError } from '../errors.ts';
+import { describeSchemaErrors, summarize, unsupportedMediaTypeMessage } from './validation-messages.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,34 +21,13 @@ const DATABASE_RETRY_AFTER_SECONDS = 5;
 // enough to fix the input.
 const MAX_FIELD_ERRORS = 100;
 
-type ValidationIssue = NonNullable<FastifyError['validation']>[number];
-
-/** ajv's error as `{path, message}`, the path a JSON pointer into the validated part. */
-function fieldError(issue: ValidationIssue, context: string | undefined): FieldError {
-  let path = issue.instancePath || '';
-  const params = issue.params as Record<string, unknown>;
-  if (issue.keyword === 'required' && typeof params.missingProperty === 'string') {
-    path = `${path}/${params.missingProperty}`;
-  }
-  if (issue.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
-    path = `${path}/${params.additionalProperty}`;
-  }
-  let message = issue.message ?? 'is invalid';
-  if (issue.keyword === 'enum' && Array.isArray(params.allowedValues)) {
-    message = `must be one of: ${params.allowedValues.join(', ')}`;
-  }
-  if (issue.keyword === 'required') message = 'is required';
-  if (issue.keyword === 'additionalProperties') message = 'is not a known property';
+/** ajv's errors of one part of a request as field errors; outside the body, each path names its part. */
+function fieldErrors(error: FastifyError): FieldError[] {
+  const context = error.validationContext;
   // Querystring and path errors name their part so that `/limit` cannot be mistaken for a body field.
   const prefix = context && context !== 'body' ? `${context}:` : '';
-  return { path: `${prefix}${path || '/'}`, message };
-}
-
-function describe(errors: FieldError[]): string {
-  const [first] = errors;
-  if (!first) return errorTable.VALIDATION_FAILED.message;
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  return `${first.path} ${first.message}${more}`;
+  const errors = describeSchemaErrors(error.validation as ErrorObject[]).slice(0, MAX_FIELD_ERRORS);
+  return errors.map(({ path, message }) => ({ path: `${prefix}${path || '/'}`, message }));
 }
 
 function megabytes(bytes: number | undefined): string {
@@ -67,13 +48,10 @@ export function classifyError(error: FastifyError, request: FastifyRequest): { s
     };
   }
   if (error.validation) {
-    const errors = error.validation.slice(0, MAX_FIELD_ERRORS).map((issue) => fieldError(issue, error.validationContext));
-    return { status: 400, message: describe(errors), details: { errors } };
+    const errors = fieldErrors(error);
+    return { status: 400, message: summarize(errors), details: { errors } };
   }
   switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, message: `${errorTable.MALFORMED_JSON.message} ${error.message}` };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
     case 'FST_PARTS_LIMIT':
@@ -83,11 +61,10 @@ export function classifyError(error: FastifyError, request: FastifyRequest): { s
       const advice = request.routeOptions.config?.tooLargeMessage ?? `This route takes ${megabytes(request.routeOptions.bodyLimit)} at most.`;
       return { status: 413, message: `${errorTable.PAYLOAD_TOO_LARGE.message} ${advice}` };
     }
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, message: errorTable.UNSUPPORTED_MEDIA_TYPE.message };
-  }
-  if (error instanceof SyntaxError && error.statusCode === 400) {
-    return { status: 400, message: `${errorTable.MALFORMED_JSON.message} ${error.message}` };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+      const takesMultipart = Boolean((request.routeOptions.schema as { multipartBody?: unknown } | undefined)?.multipartBody);
+      return { status: 415, message: unsupportedMediaTypeMessage(request.headers['content-type'], takesMultipart) };
+    }
   }
   // Other client errors raised by Fastify and its plugins keep their status and message.
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {

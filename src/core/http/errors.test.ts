@@ -35,31 +35,45 @@ describe(`the error body of every status (${engine})`, () => {
     ];
     for (const [url, path] of cases) {
       const answer = await server.request('POST', url, { token, raw: '{"name": "unterminated', headers: { 'content-type': 'application/json' } });
-      assert.match(assertError(answer, 400, path), /^The request body is not valid JSON\./);
+      assert.equal(assertError(answer, 400, path), 'The request body is not valid JSON: unterminated string at position 22 (line 1, column 23).');
     }
     const empty = await server.request('POST', '/api/v2/knowledge-bases', { token, raw: '', headers: { 'content-type': 'application/json' } });
-    assert.match(assertError(empty, 400, '/v2/knowledge-bases'), /^The request body is not valid JSON\./);
+    assert.equal(
+      assertError(empty, 400, '/v2/knowledge-bases'),
+      'The request body is empty, but its Content-Type says application/json: send a JSON value, or no Content-Type header.',
+    );
   });
 
   test('schema errors are 400 with `errors` as JSON pointers into the body', async () => {
-    const cases: Array<[string, unknown, Array<{ path: string; message: string }>]> = [
-      ['/api/v2/knowledge-bases', { name: 5 }, [{ path: '/name', message: 'must be string' }]],
-      ['/api/v2/knowledge-bases', {}, [{ path: '/name', message: 'is required' }]],
-      ['/api/v2/knowledge-bases', { name: 'x', colour: 'red' }, [{ path: '/colour', message: 'is not a known property' }]],
-      ['/api/v2/knowledge-bases', { name: 'x', chunkSize: 50 }, [{ path: '/chunkSize', message: 'must be >= 100' }]],
-      ['/api/v2/knowledge-bases', [], [{ path: '/', message: 'must be object' }]],
-      ['/api/v2/experiences', { name: 'x', settings: { topK: 0 } }, [{ path: '/settings/topK', message: 'must be >= 1' }]],
-      ['/api/v2/experiences', { name: 'x', knowledgeBaseIds: ['not-a-uuid'] }, [{ path: '/knowledgeBaseIds/0', message: 'must match format "uuid"' }]],
+    const knowledgeBaseFields = 'name, description, chunkSize, chunkOverlap';
+    const cases: Array<[string, unknown, Array<{ path: string; message: string }>, string]> = [
+      ['/api/v2/knowledge-bases', { name: 5 }, [{ path: '/name', message: 'must be a string' }], 'name must be a string.'],
+      ['/api/v2/knowledge-bases', {}, [{ path: '/name', message: 'is required' }], 'name is required.'],
+      [
+        '/api/v2/knowledge-bases',
+        { name: 'x', colour: 'red' },
+        [{ path: '/colour', message: `is not a known field (known fields: ${knowledgeBaseFields})` }],
+        `colour is not a known field (known fields: ${knowledgeBaseFields}).`,
+      ],
+      ['/api/v2/knowledge-bases', { name: 'x', chunkSize: 50 }, [{ path: '/chunkSize', message: 'must be at least 100' }], 'chunkSize must be at least 100.'],
+      ['/api/v2/knowledge-bases', [], [{ path: '/', message: 'must be an object' }], 'The request body must be an object.'],
+      ['/api/v2/experiences', { name: 'x', settings: { topK: 0 } }, [{ path: '/settings/topK', message: 'must be at least 1' }], 'settings.topK must be at least 1.'],
+      [
+        '/api/v2/experiences',
+        { name: 'x', knowledgeBaseIds: ['not-a-uuid'] },
+        [{ path: '/knowledgeBaseIds/0', message: 'must be a UUID' }],
+        'knowledgeBaseIds[0] must be a UUID.',
+      ],
       [
         '/api/v2/experiences',
         { name: 'x', settings: { llmProvider: 'oracle' } },
         [{ path: '/settings/llmProvider', message: 'must be one of: extractive, openai' }],
+        'settings.llmProvider must be one of: extractive, openai.',
       ],
     ];
-    for (const [url, body, errors] of cases) {
+    for (const [url, body, errors, expected] of cases) {
       const answer = await server.request('POST', url, { token, body });
-      const message = assertError(answer, 400, url.slice(4), { errors });
-      assert.equal(message, `${errors[0]!.path} ${errors[0]!.message}`);
+      assert.equal(assertError(answer, 400, url.slice(4), { errors }), expected);
     }
   });
 
@@ -67,24 +81,26 @@ describe(`the error body of every status (${engine})`, () => {
     const answer = await server.request('POST', '/api/v2/knowledge-bases', { token, body: { name: 5, colour: 'red', chunkSize: 'big' } });
     const message = assertError(answer, 400, '/v2/knowledge-bases', {
       errors: [
-        { path: '/colour', message: 'is not a known property' },
-        { path: '/name', message: 'must be string' },
-        { path: '/chunkSize', message: 'must be integer' },
+        { path: '/colour', message: 'is not a known field (known fields: name, description, chunkSize, chunkOverlap)' },
+        { path: '/name', message: 'must be a string' },
+        { path: '/chunkSize', message: 'must be an integer' },
       ],
     });
-    assert.equal(message, '/colour is not a known property (and 2 more)');
+    assert.equal(message, 'colour is not a known field (known fields: name, description, chunkSize, chunkOverlap) (and 2 more problems).');
   });
 
   test('query-string and path-parameter errors name their part', async () => {
     const limit = await server.request('GET', '/api/v2/knowledge-bases?limit=0', { token });
-    assertError(limit, 400, '/v2/knowledge-bases', { errors: [{ path: 'querystring:/limit', message: 'must be >= 1' }] });
+    const limitMessage = assertError(limit, 400, '/v2/knowledge-bases', { errors: [{ path: 'querystring:/limit', message: 'must be at least 1' }] });
+    assert.equal(limitMessage, 'Query parameter limit must be at least 1.');
     const id = await server.request('GET', '/api/v2/knowledge-bases/not-a-uuid', { token });
-    assertError(id, 400, '/v2/knowledge-bases/not-a-uuid', { errors: [{ path: 'params:/id', message: 'must match format "uuid"' }] });
+    const idMessage = assertError(id, 400, '/v2/knowledge-bases/not-a-uuid', { errors: [{ path: 'params:/id', message: 'must be a UUID' }] });
+    assert.equal(idMessage, 'Path parameter id must be a UUID.');
   });
 
   test('an unsupported content type is 415', async () => {
     const answer = await server.request('POST', '/api/v2/knowledge-bases', { token, raw: '<name>x</name>', headers: { 'content-type': 'application/xml' } });
-    assert.equal(assertError(answer, 415, '/v2/knowledge-bases'), 'This content type is not supported here.');
+    assert.equal(assertError(answer, 415, '/v2/knowledge-bases'), 'The content type application/xml is not supported here; send application/json.');
   });
 
   test('no token is 401, a bad token is 401', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, type FieldError } from '../errors.ts';
+import type { FieldError } from '../errors.ts';
+import { validationError } from './validation-messages.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -113,10 +114,7 @@ export function inspectJson(root: unknown, options: { repairText?: boolean; repa
 
 /** Throws the 400 for a list of problems found in one part of a request. */
 export function refuseProblems(problems: FieldError[]): void {
-  if (problems.length === 0) return;
-  const [first] = problems;
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
-  throw new AppError('VALIDATION_FAILED', `${first!.path} ${first!.message}${more}`, { errors: problems });
+  if (problems.length > 0) throw validationError(problems);
 }
 
 function prefixed(problems: FieldError[], part: string): FieldError[] {

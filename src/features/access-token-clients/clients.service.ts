@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../../core/db/db.ts';
-import { AppError, notFound } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
+import { validationError } from '../../core/http/validation-messages.ts';
 import { hashSecret } from '../auth/secret-hash.ts';
 
 /** An access-token client as the API shows it (never with its secret). */
@@ -50,11 +51,9 @@ async function assertKnowledgeBasesInWorkspace(db: Queryable, workspaceId: strin
   );
   const found = new Set(rows.map((row) => row.id));
   const errors = ids.flatMap((id, index) =>
-    found.has(id) ? [] : [{ path: `/knowledgeBaseIds/${index}`, message: `knowledge base ${id} does not exist in this workspace` }],
+    found.has(id) ? [] : [{ path: `/knowledgeBaseIds/${index}`, message: `names knowledge base ${id}, which does not exist in this workspace` }],
   );
-  if (errors.length > 0) {
-    throw new AppError('VALIDATION_FAILED', `${errors[0]!.path} ${errors[0]!.message}`, { errors });
-  }
+  if (errors.length > 0) throw validationError(errors);
 }
 
 /** Creates a client; the returned secret is shown once and stored only as a scrypt hash. */

@@ -209,14 +209,14 @@ describe(`bearer tokens, workspaces and scopes (${engine})`, () => {
         body: { name: 'reaching over', knowledgeBaseIds: [knowledgeBaseB.id] },
       });
       assertError(experience, 400, '/v2/experiences', {
-        errors: [{ path: '/knowledgeBaseIds/0', message: `knowledge base ${knowledgeBaseB.id} does not exist in this workspace` }],
+        errors: [{ path: '/knowledgeBaseIds/0', message: `names knowledge base ${knowledgeBaseB.id}, which does not exist in this workspace` }],
       });
       const client = await server.request('POST', '/api/v2/access-token-clients', {
         token: tokenA,
         body: { name: 'reaching over', scopes: ['knowledge-bases:read'], knowledgeBaseIds: [knowledgeBaseB.id] },
       });
       assertError(client, 400, '/v2/access-token-clients', {
-        errors: [{ path: '/knowledgeBaseIds/0', message: `knowledge base ${knowledgeBaseB.id} does not exist in this workspace` }],
+        errors: [{ path: '/knowledgeBaseIds/0', message: `names knowledge base ${knowledgeBaseB.id}, which does not exist in this workspace` }],
       });
     });
 

@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../../core/db/db.ts';
-import { AppError, notFound, type FieldError } from '../../core/errors.ts';
+import { notFound, type FieldError } from '../../core/errors.ts';
+import { validationError } from '../../core/http/validation-messages.ts';
 import type { Action } from './action.schema.ts';
 import {
   DEFAULT_FALLBACK_MESSAGE,
@@ -59,21 +60,19 @@ async function assertConsistent(db: Queryable, workspaceId: string, input: Exper
     );
     const found = new Set(rows.map((row) => row.id));
     input.knowledgeBaseIds.forEach((id, index) => {
-      if (!found.has(id)) errors.push({ path: `/knowledgeBaseIds/${index}`, message: `knowledge base ${id} does not exist in this workspace` });
+      if (!found.has(id)) errors.push({ path: `/knowledgeBaseIds/${index}`, message: `names knowledge base ${id}, which does not exist in this workspace` });
     });
   }
   input.allowedOrigins?.forEach((pattern, index) => {
     const parsed = parseOriginPattern(pattern);
-    if ('error' in parsed) errors.push({ path: `/allowedOrigins/${index}`, message: parsed.error });
+    if ('error' in parsed) errors.push({ path: `/allowedOrigins/${index}`, message: `is not a valid origin pattern: ${parsed.error}` });
   });
   const seen = new Set<string>();
   input.actions?.forEach((action, index) => {
     if (seen.has(action.id)) errors.push({ path: `/actions/${index}/id`, message: `duplicates the action id ${action.id}` });
     seen.add(action.id);
   });
-  if (errors.length > 0) {
-    throw new AppError('VALIDATION_FAILED', `${errors[0]!.path} ${errors[0]!.message}`, { errors });
-  }
+  if (errors.length > 0) throw validationError(errors);
 }
 
 export async function createExperience(db: Db, workspaceId: string, input: NewExperience): Promise<Experience> {

@@ -282,7 +282,7 @@ describe(`files adapter (${engine})`, () => {
     notJson.set('manifest', '{"a.md": ');
     const badManifest = await server.request('POST', JOBS, { token, raw: notJson });
     assertError(badManifest, 400, '/v2/data-ingestion/jobs');
-    assert.match(badManifest.body.message, /^The multipart manifest part is not JSON: /);
+    assert.equal(badManifest.body.message, 'The multipart manifest part is not valid JSON: the text ends before the JSON value is complete.');
 
     const repeated = await submitFiles([{ name: 'a.md', bytes: '# A' }, { name: 'a.md', bytes: '# B' }]);
     assert.deepEqual(repeated.body.errors, [{ path: '/files/1', message: 'repeats the file name a.md of /files/0; file names must be unique' }]);

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import multipart from '@fastify/multipart';
 import type { AppContext } from '../../core/context.ts';
 import { AppError } from '../../core/errors.ts';
+import { validationError } from '../../core/http/validation-messages.ts';
 import type { App } from '../../core/http/app-types.ts';
 import { guardedErrors, responses } from '../../core/http/schemas.ts';
 import { assertKnowledgeBaseAllowed, authorize, caller } from '../auth/guard.ts';
@@ -63,7 +64,7 @@ function requireFields(submission: Submission, needsData: boolean): Required {
   if (typeof submission.knowledgeBaseId !== 'string' || !uuid.test(submission.knowledgeBaseId)) {
     errors.push({ path: '/knowledgeBaseId', message: 'must be a UUID' });
   }
-  if (errors.length > 0) throw new AppError('VALIDATION_FAILED', `${errors[0]!.path} ${errors[0]!.message}`, { errors });
+  if (errors.length > 0) throw validationError(errors);
   return submission as Required;
 }
 

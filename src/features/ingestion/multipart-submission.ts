@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import { AppError, errorTable } from '../../core/errors.ts';
 import { inspectJson, refuseProblems } from '../../core/http/input-guard.ts';
+import { malformedJsonMessage } from '../../core/http/validation-messages.ts';
 import type { UploadedFile } from './adapters/adapter.ts';
 
 const MB = 1024 * 1024;
@@ -109,8 +110,8 @@ export function parseJsonPart(text: string, path: string, expected: string): unk
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    throw new AppError('VALIDATION_FAILED', `The multipart ${path.slice(1)} part is not JSON: ${(error as Error).message}`, {
+  } catch {
+    throw new AppError('VALIDATION_FAILED', malformedJsonMessage(text, `The multipart ${path.slice(1)} part`), {
       errors: [{ path, message: expected }],
     });
   }

@@ -199,10 +199,10 @@ describe(`insights (${engine})`, () => {
     const cases: Array<[string, { path: string; message: string }]> = [
       ['?from=2026-10-04&to=2026-10-03', { path: 'querystring:/from', message: 'must not be after to (2026-10-03)' }],
       ['?from=2024-01-01&to=2025-01-01', { path: 'querystring:/to', message: 'must be at most 365 days after from (a period of at most 366 days)' }],
-      ['?from=2026-13-01', { path: 'querystring:/from', message: 'must match format "date"' }],
-      ['?to=yesterday', { path: 'querystring:/to', message: 'must match format "date"' }],
-      ['?experienceId=support', { path: 'querystring:/experienceId', message: 'must match format "uuid"' }],
-      ['?experience=support', { path: 'querystring:/experience', message: 'is not a known property' }],
+      ['?from=2026-13-01', { path: 'querystring:/from', message: 'must be a date in ISO 8601 form (such as 2026-01-31)' }],
+      ['?to=yesterday', { path: 'querystring:/to', message: 'must be a date in ISO 8601 form (such as 2026-01-31)' }],
+      ['?experienceId=support', { path: 'querystring:/experienceId', message: 'must be a UUID' }],
+      ['?experience=support', { path: 'querystring:/experience', message: 'is not a known field (known fields: experienceId, from, to)' }],
     ];
     for (const [query, error] of cases) {
       assertExactError(await get(tenantA.token, query), 400, '/v2/insights', { errors: [error] });

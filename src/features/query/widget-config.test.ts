@@ -86,7 +86,7 @@ describe(`GET /api/v2/experiences/{id}/widget (${engine})`, () => {
     const id = await createExperience({});
     assert.equal((await server.request('DELETE', `/api/v2/experiences/${id}`, { token })).status, 204);
     assert.equal(assertExactError(await read(id), 404, `/v2/experiences/${id}/widget`), `Experience ${id} does not exist.`);
-    assertExactError(await read('nope'), 400, '/v2/experiences/nope/widget', { errors: [{ path: 'params:/id', message: 'must match format "uuid"' }] });
+    assertExactError(await read('nope'), 400, '/v2/experiences/nope/widget', { errors: [{ path: 'params:/id', message: 'must be a UUID' }] });
   });
 
   test('allowedOrigins: an allowed origin may read it (CORS), another origin or none gets 403 without CORS headers', async () => {

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../core/db/db.ts';
-import { AppError, notFound } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
+import { validationError } from '../../core/http/validation-messages.ts';
 import { MAX_METADATA_BYTES, type Message, type Session, type SessionListItem, type SessionListQuery, type SessionTranscript } from './sessions.schemas.ts';
 
 export type SessionRow = {
@@ -59,8 +60,7 @@ export async function getSession(db: Queryable, workspaceId: string, id: string)
 export function assertMetadataSize(metadata: Record<string, unknown>, pointer = '/metadata'): void {
   const bytes = Buffer.byteLength(JSON.stringify(metadata));
   if (bytes > MAX_METADATA_BYTES) {
-    const message = `must be at most ${MAX_METADATA_BYTES} bytes as JSON (is ${bytes})`;
-    throw new AppError('VALIDATION_FAILED', `${pointer} ${message}`, { errors: [{ path: pointer, message }] });
+    throw validationError([{ path: pointer, message: `must have at most ${MAX_METADATA_BYTES} bytes as JSON (has ${bytes})` }]);
   }
 }
 

@@ -154,7 +154,7 @@ describe('GET /widget.js and GET /demo', () => {
 
   test('/demo with an experienceId that is not a UUID is a 400', async () => {
     assertExactError(await server.request('GET', '/demo?experienceId=nope'), 400, '/demo', {
-      errors: [{ path: 'querystring:/experienceId', message: 'must match format "uuid"' }],
+      errors: [{ path: 'querystring:/experienceId', message: 'must be a UUID' }],
     });
   });
 

@@ -139,7 +139,7 @@ describe('generic-json validate', () => {
       data: { records: [{ ...valid, url: 'https://docs.example.com/a page' }] },
       issues: [{ path: '/records/0/url', message: 'must be a valid URL' }],
     },
-    { name: 'url null', data: { records: [{ ...valid, url: null }] }, issues: [{ path: '/records/0/url', message: 'must be a string' }] },
+    { name: 'url null', data: { records: [{ ...valid, url: null }] }, issues: [{ path: '/records/0/url', message: 'must be a valid URL' }] },
     { name: 'tags not an array', data: { records: [{ ...valid, tags: 'a,b' }] }, issues: [{ path: '/records/0/tags', message: 'must be an array' }] },
     { name: 'a tag not a string', data: { records: [{ ...valid, tags: ['a', 3] }] }, issues: [{ path: '/records/0/tags/1', message: 'must be a string' }] },
     {

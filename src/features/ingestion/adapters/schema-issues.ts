@@ -1,5 +1,6 @@
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { describeSchemaErrors, pointerSegment } from '../../../core/http/validation-messages.ts';
 import type { AdapterIssue } from './adapter.ts';
 
 /** validate() reports at most this many issues: enough to fix a payload, small enough for a 400 body. */
@@ -12,56 +13,12 @@ export const httpUrlPattern = '^https?://';
 // enforced here. `unicode: false` measures strings with .length like the rest of lore instead of
 // walking every character: 10,000 records of 2 KB validate in about 7 ms of CPU instead of about
 // 100 ms. Ajv still honours it but logs a deprecation on every instance; the schemas are fixed and
-// tested, so its logger is off. `verbose` gives each error the schema it came from (known fields).
+// tested, so its logger is off. `verbose` gives each error its schema and value, from which
+// validation-messages.ts words it, as it does for every route's own schema.
 const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, unicode: false, logger: false });
 addFormats.default(ajv, ['uri']);
 
-const typeNames: Record<string, string> = {
-  string: 'a string',
-  object: 'an object',
-  array: 'an array',
-  boolean: 'a boolean',
-  number: 'a number',
-  integer: 'an integer',
-};
-
-/** Escapes a property name for use as a JSON pointer segment (RFC 6901). */
-export function pointerSegment(name: string | number): string {
-  return String(name).replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
-function issueOf(error: ErrorObject, at: string): AdapterIssue {
-  const params = error.params as Record<string, unknown>;
-  const path = at + error.instancePath;
-  const child = (name: unknown) => `${path}/${pointerSegment(String(name))}`;
-  switch (error.keyword) {
-    case 'required':
-      return { path: child(params.missingProperty), message: 'is required' };
-    case 'additionalProperties': {
-      const known = Object.keys((error.parentSchema?.properties as object | undefined) ?? {});
-      return { path: child(params.additionalProperty), message: `is not a known field (known fields: ${known.join(', ')})` };
-    }
-    case 'type':
-      return { path, message: `must be ${typeNames[String(params.type)] ?? String(params.type)}` };
-    case 'enum':
-      return { path, message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}` };
-    case 'minLength':
-      return { path, message: params.limit === 1 ? 'must not be empty' : `must have at least ${String(params.limit)} characters` };
-    case 'maxLength':
-      return { path, message: `must have at most ${String(params.limit)} characters (has ${String((error.data as string).length)})` };
-    case 'minItems':
-    case 'maxItems': {
-      const bound = error.keyword === 'minItems' ? 'at least' : 'at most';
-      return { path, message: `must have ${bound} ${String(params.limit)} items (has ${String((error.data as unknown[]).length)})` };
-    }
-    case 'pattern':
-      return { path, message: params.pattern === httpUrlPattern ? 'must be an http or https URL' : `must match the pattern ${String(params.pattern)}` };
-    case 'format':
-      return { path, message: params.format === 'uri' ? 'must be a valid URL' : `must be a valid ${String(params.format)}` };
-    default:
-      return { path, message: error.message ?? 'is invalid' };
-  }
-}
+export { pointerSegment };
 
 /**
  * Compiles a JSON Schema into a function listing the problems of a value as adapter issues, their
@@ -69,7 +26,7 @@ function issueOf(error: ErrorObject, at: string): AdapterIssue {
  */
 export function compileSchema(schema: object): (data: unknown, at?: string) => AdapterIssue[] {
   const validate = ajv.compile(schema);
-  return (data, at = '') => (validate(data) ? [] : (validate.errors ?? []).map((error) => issueOf(error, at)));
+  return (data, at = '') => (validate(data) ? [] : describeSchemaErrors(validate.errors ?? [], at));
 }
 
 function compareSegments(left: string, right: string): number {
