@@ -1,6 +1,9 @@
 /** Steps the operator console's browser tests share: signing in, opening a section, waiting for text. */
 import assert from 'node:assert/strict';
-import type { Locator, Page } from 'playwright-core';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
+import { launchBrowser, type TestBrowser } from './browser.ts';
+import { engine } from './harness.ts';
 
 export const WAIT_MS = 20_000;
 
@@ -36,6 +39,13 @@ export async function signInConsole(page: Page, serverUrl: string, client: { cli
   await page.getByRole('navigation', { name: 'Sections' }).waitFor();
 }
 
+/** A browser signed in to the console at `serverUrl`; close it in `after`. */
+export async function signedInBrowser(serverUrl: string, client: { clientId: string; clientSecret: string }, options: BrowserContextOptions = {}): Promise<TestBrowser> {
+  const browser = await launchBrowser(options);
+  await signInConsole(browser.page, serverUrl, client);
+  return browser;
+}
+
 /**
  * Fails when the page is wider than its viewport (it would scroll sideways) or a control (link,
  * button, field, progress bar) reaches past either edge; `where` names the view.
@@ -53,4 +63,19 @@ export async function assertFits(page: Page, where: string): Promise<void> {
       .map(({ control, box }) => `${control.tagName.toLowerCase()} "${(control.innerText || control.getAttribute('aria-label') || '').trim().slice(0, 40)}" at ${Math.round(box.left)}–${Math.round(box.right)} px`);
   }, width);
   assert.deepEqual(offScreen, [], `${where}: no control is off-screen at ${width} px`);
+}
+
+/**
+ * Whether this run retakes the pictures in docs/images/: only with LORE_SCREENSHOTS=1, so that a
+ * plain test run leaves the checkout clean, and only on the embedded engine (one set of pictures).
+ */
+export const retakeScreenshots = process.env.LORE_SCREENSHOTS === '1' && engine === 'pglite';
+
+/**
+ * Saves the page as docs/images/<name> when retakeScreenshots holds: the viewport, or with
+ * `clip` that part of the whole page (page coordinates, below the fold too).
+ */
+export async function docsScreenshot(page: Page, name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<void> {
+  if (!retakeScreenshots) return;
+  await page.screenshot({ path: fileURLToPath(new URL(`../docs/images/${name}`, import.meta.url)), ...(clip ? { clip, fullPage: true } : {}) });
 }

@@ -33,7 +33,7 @@ function ExperienceCard({ experience, knowledgeBaseNames: names }: { experience:
         <a class="button" href={`#/playground/${experience.id}`}>
           Try in playground
         </a>
-        <a class="button" href={`#/sessions/experience/${experience.id}`}>
+        <a class="button" href={`#/sessions?experienceId=${experience.id}`}>
           Sessions
         </a>
       </header>

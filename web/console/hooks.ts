@@ -75,16 +75,47 @@ export function useData<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
   return { ...state, refresh: () => setGeneration((value) => value + 1) };
 }
 
-/** The current location hash split into path segments: `#/jobs/ID` -> ['jobs', 'ID']. */
-export function useRoute(): string[] {
-  const read = () => window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
-  const [route, setRoute] = useState(read);
+/** The location hash's path and its query: `#/sessions?feedback=down` -> `sessions`, `feedback=down`. */
+function splitHash(): [path: string, query: string] {
+  const hash = window.location.hash.replace(/^#\/?/, '');
+  const mark = hash.indexOf('?');
+  return mark < 0 ? [hash, ''] : [hash.slice(0, mark), hash.slice(mark + 1)];
+}
+
+/** A value that follows the location hash, read again on every `hashchange`. */
+function useHash<T>(read: () => T): T {
+  const [value, setValue] = useState(read);
   useEffect(() => {
-    const update = () => setRoute(read());
+    const update = () => setValue(read());
     window.addEventListener('hashchange', update);
     return () => window.removeEventListener('hashchange', update);
   }, []);
-  return route;
+  return value;
+}
+
+/** The current location hash split into path segments: `#/jobs/ID` -> ['jobs', 'ID']. */
+export function useRoute(): string[] {
+  return useHash(() => splitHash()[0].split('/').filter(Boolean).map(decodeURIComponent));
+}
+
+/**
+ * A view's choices kept in the route's query (`#/insights?experienceId=…&from=…`), so a reload or
+ * a shared link shows the same view; `set` changes some of them (an empty value drops its key) as
+ * a new history entry, so Back returns to the previous choice.
+ */
+export function useRouteQuery(): { query: URLSearchParams; set: (changes: Record<string, string>) => void } {
+  const query = useHash(() => new URLSearchParams(splitHash()[1]));
+  const set = (changes: Record<string, string>) => {
+    const [path, current] = splitHash();
+    const next = new URLSearchParams(current);
+    for (const [key, value] of Object.entries(changes)) {
+      if (value) next.set(key, value);
+      else next.delete(key);
+    }
+    const search = next.toString();
+    window.location.hash = `#/${path}${search ? `?${search}` : ''}`;
+  };
+  return { query, set };
 }
 
 /** Goes to a console route (`navigate('jobs', id)`). */

@@ -1,6 +1,5 @@
-import { useState } from 'preact/hooks';
 import { DailyChart } from './charts.tsx';
-import { useData } from './hooks.ts';
+import { useData, useRouteQuery } from './hooks.ts';
 import type { Insights } from './types.ts';
 import { formatTime, LoadedView, useApi, useNames } from './ui.tsx';
 
@@ -96,12 +95,21 @@ function ContentGaps({ gaps }: { gaps: Insights['gaps'] }) {
   );
 }
 
-/** Figures of an experience (or all) over a period: totals, charts per day, and the content gaps. */
+const isDay = (value: string | null): value is string => value !== null && /^\d{4}-\d{2}-\d{2}$/.test(value);
+
+/**
+ * Figures of an experience (or all) over a period: totals, charts per day, and the content gaps.
+ * The experience and the period are the route's query (`#/insights?experienceId=…&from=…&to=…`),
+ * so a reload or a shared link shows the same view; without dates, the last 30 days.
+ */
 export function InsightsView() {
   const api = useApi();
   const names = useNames('experiences:read', '/api/v2/experiences', 'experiences');
-  const [experienceId, setExperienceId] = useState('');
-  const [period, setPeriod] = useState(lastThirtyDays);
+  const { query, set } = useRouteQuery();
+  const experienceId = query.get('experienceId') ?? '';
+  const defaults = lastThirtyDays();
+  const [from, to] = [query.get('from'), query.get('to')];
+  const period = { from: isDay(from) ? from : defaults.from, to: isDay(to) ? to : defaults.to };
   const insights = useData(
     (signal) => api.get<Insights>('/api/v2/insights', { experienceId, from: period.from, to: period.to }, signal),
     [experienceId, period.from, period.to],
@@ -116,7 +124,8 @@ export function InsightsView() {
         required
         onChange={(event) => {
           const value = event.currentTarget.value;
-          if (value) setPeriod((current) => ({ ...current, [name]: value }));
+          // Both ends go into the link, so it shows this period whenever it is opened.
+          if (value) set({ ...period, [name]: value });
         }}
       />
     </label>
@@ -127,7 +136,7 @@ export function InsightsView() {
         <h2 id="insights-title">Insights</h2>
         <label>
           Experience{' '}
-          <select name="experienceId" value={experienceId} onChange={(event) => setExperienceId(event.currentTarget.value)}>
+          <select name="experienceId" value={experienceId} onChange={(event) => set({ experienceId: event.currentTarget.value })}>
             <option value="">all</option>
             {[...names].map(([id, name]) => (
               <option key={id} value={id}>

@@ -87,8 +87,7 @@ function Page({ route, notice, onCreated }: { route: string[]; notice: string | 
     case 'playground':
       return <PlaygroundView experienceId={id} />;
     case 'sessions':
-      if (id === 'experience') return <SessionsView experienceId={child} />;
-      return id ? <SessionView sessionId={id} /> : <SessionsView experienceId={undefined} />;
+      return id ? <SessionView sessionId={id} /> : <SessionsView />;
     case 'insights':
       return <InsightsView />;
     case 'webhooks':

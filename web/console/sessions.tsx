@@ -1,19 +1,24 @@
-import { useState } from 'preact/hooks';
-import { navigate, useData } from './hooks.ts';
-import type { ChatSessionWithMessages, SessionListItem, SessionMessage } from './types.ts';
+import { useData, useRouteQuery } from './hooks.ts';
+import { ApiError } from './api.ts';
+import type { ChatSessionWithMessages, Experience, SessionListItem, SessionMessage } from './types.ts';
 import { Cell, DetailPage, ExternalLink, formatTime, JsonBlock, PagedTable, StatusBadge, useApi, useNames } from './ui.tsx';
 
 const sessionsPath = '/api/v2/sessions';
 const pageSize = 20;
 
-/** Recent sessions, optionally of one experience, with status, feedback, unanswered and user filters. */
-export function SessionsView({ experienceId }: { experienceId: string | undefined }) {
+/**
+ * Recent sessions with experience, status, feedback, unanswered and user filters. The filters and
+ * the page are the route's query (`#/sessions?feedback=down&unanswered=true`), so a reload or a
+ * shared link shows the same list.
+ */
+export function SessionsView() {
   const api = useApi();
-  const [offset, setOffset] = useState(0);
-  const [status, setStatus] = useState('');
-  const [userId, setUserId] = useState('');
-  const [feedback, setFeedback] = useState('');
-  const [unanswered, setUnanswered] = useState(false);
+  const { query, set } = useRouteQuery();
+  const [experienceId, status, userId, feedback] = ['experienceId', 'status', 'userId', 'feedback'].map((key) => query.get(key) ?? '');
+  const unanswered = query.get('unanswered') === 'true';
+  const offset = Math.max(0, Number(query.get('offset')) || 0);
+  // Any new filter starts from the first page.
+  const filter = (changes: Record<string, string>) => set({ ...changes, offset: '' });
   const names = useNames('experiences:read', '/api/v2/experiences', 'experiences');
   const sessions = useData(
     (signal) =>
@@ -30,15 +35,7 @@ export function SessionsView({ experienceId }: { experienceId: string | undefine
         <h2 id="sessions-title">Sessions</h2>
         <label>
           Experience{' '}
-          <select
-            name="experienceId"
-            value={experienceId ?? ''}
-            onChange={(event) => {
-              setOffset(0);
-              if (event.currentTarget.value) navigate('sessions', 'experience', event.currentTarget.value);
-              else navigate('sessions');
-            }}
-          >
+          <select name="experienceId" value={experienceId} onChange={(event) => filter({ experienceId: event.currentTarget.value })}>
             <option value="">all</option>
             {[...names].map(([id, name]) => (
               <option key={id} value={id}>
@@ -49,14 +46,7 @@ export function SessionsView({ experienceId }: { experienceId: string | undefine
         </label>
         <label>
           Status{' '}
-          <select
-            name="status"
-            value={status}
-            onChange={(event) => {
-              setOffset(0);
-              setStatus(event.currentTarget.value);
-            }}
-          >
+          <select name="status" value={status} onChange={(event) => filter({ status: event.currentTarget.value })}>
             <option value="">all</option>
             <option value="active">active</option>
             <option value="completed">completed</option>
@@ -64,14 +54,7 @@ export function SessionsView({ experienceId }: { experienceId: string | undefine
         </label>
         <label>
           Feedback{' '}
-          <select
-            name="feedback"
-            value={feedback}
-            onChange={(event) => {
-              setOffset(0);
-              setFeedback(event.currentTarget.value);
-            }}
-          >
+          <select name="feedback" value={feedback} onChange={(event) => filter({ feedback: event.currentTarget.value })}>
             <option value="">any</option>
             <option value="down">👎 thumbs down</option>
             <option value="up">👍 thumbs up</option>
@@ -82,10 +65,7 @@ export function SessionsView({ experienceId }: { experienceId: string | undefine
             type="checkbox"
             name="unanswered"
             checked={unanswered}
-            onChange={(event) => {
-              setOffset(0);
-              setUnanswered(event.currentTarget.checked);
-            }}
+            onChange={(event) => filter({ unanswered: event.currentTarget.checked ? 'true' : '' })}
           />
           Unanswered
         </label>
@@ -93,11 +73,10 @@ export function SessionsView({ experienceId }: { experienceId: string | undefine
           role="search"
           onSubmit={(event) => {
             event.preventDefault();
-            setOffset(0);
-            setUserId(String(new FormData(event.currentTarget).get('userId') ?? '').trim());
+            filter({ userId: String(new FormData(event.currentTarget).get('userId') ?? '').trim() });
           }}
         >
-          <input name="userId" placeholder="User id" />
+          <input name="userId" placeholder="User id" aria-label="User id" defaultValue={userId} key={userId} />
         </form>
         <button type="button" onClick={sessions.refresh}>
           Refresh
@@ -108,7 +87,7 @@ export function SessionsView({ experienceId }: { experienceId: string | undefine
         rowsOf={(answer) => answer.sessions}
         offset={offset}
         limit={pageSize}
-        onOffset={setOffset}
+        onOffset={(value) => set({ offset: value ? String(value) : '' })}
         name="sessions stack"
         columns={['First question', 'Experience', 'User', 'Status', 'Questions', 'Last activity']}
         empty="No sessions."
@@ -166,6 +145,26 @@ function Message({ message }: { message: SessionMessage }) {
   );
 }
 
+/**
+ * An experience's name linking to its page, as the session list names it; its id when the token
+ * lacks `experiences:read` or the experience is deleted (its sessions stay readable).
+ */
+function ExperienceName({ experienceId }: { experienceId: string }) {
+  const api = useApi();
+  const experience = useData(
+    async (signal) => (api.holds('experiences:read') ? api.get<Experience>(`/api/v2/experiences/${experienceId}`, {}, signal) : undefined),
+    [experienceId],
+  );
+  if (experience.data) return <a href={`#/experiences/${experienceId}`}>{experience.data.name}</a>;
+  const deleted = experience.error instanceof ApiError && experience.error.status === 404;
+  return (
+    <>
+      <code>{experienceId}</code>
+      {deleted ? <span class="muted"> (deleted)</span> : null}
+    </>
+  );
+}
+
 /** One session's transcript, oldest question first. */
 export function SessionView({ sessionId }: { sessionId: string }) {
   const api = useApi();
@@ -181,7 +180,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             </dd>
             <dt>Experience</dt>
             <dd>
-              <code>{value.experienceId}</code>
+              <ExperienceName experienceId={value.experienceId} />
             </dd>
             <dt>User</dt>
             <dd>{value.userId ?? 'anonymous'}</dd>

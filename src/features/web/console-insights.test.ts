@@ -37,6 +37,8 @@ describe(`console Insights page and session list in Chromium (${engine})`, () =>
   let browser: TestBrowser;
   let page: Page;
   let sessions: Record<string, string>;
+  let experienceIds: Record<string, string>;
+  let today: number;
   const chartRequests: string[] = [];
 
   before(async () => {
@@ -50,8 +52,9 @@ describe(`console Insights page and session list in Chromium (${engine})`, () =>
     const experience = async (name: string) => (await server.request('POST', '/api/v2/experiences', { token, body: { name } })).body.id as string;
     const support = await experience('Support');
     const sales = await experience('Sales');
+    experienceIds = { support, sales };
     // Two and one days ago (UTC), well inside the page's default period of 30 days.
-    const today = Date.parse(new Date().toISOString().slice(0, 10));
+    today = Date.parse(new Date().toISOString().slice(0, 10));
     const at = (daysAgo: number, hour: number) => new Date(today - daysAgo * DAY_MS + hour * 3_600_000).toISOString();
     const seed = async (experienceId: string, queries: SeededQuery[]) => (await seedSession(server.context.db, workspaceId, experienceId, queries)).sessionId;
     sessions = {
@@ -84,6 +87,8 @@ describe(`console Insights page and session list in Chromium (${engine})`, () =>
     test(`Insights: totals, charts with data, and content gaps grouped and linked to their sessions (${viewport.width}×${viewport.height})`, async () => {
       await page.setViewportSize(viewport);
       await openSection(page, 'Jobs');
+      // Each run starts on a freshly loaded page (the tests below reload it), without the charts.
+      const loadedBefore = chartRequests.length;
       if (viewport.name === 'desktop') assert.deepEqual(chartRequests, [], 'the charts bundle waits for the Insights page');
       await openSection(page, 'Insights');
       const tiles = page.locator('.tile');
@@ -93,7 +98,7 @@ describe(`console Insights page and session list in Chromium (${engine})`, () =>
       await page.getByLabel('Experience').selectOption({ label: 'Support' });
       await waitForText(tiles.filter({ hasText: 'Queries' }), '6');
       assert.deepEqual(await tiles.allInnerTexts(), ['QUERIES\n6', 'ANSWERED\n50%', 'FALLBACK\n50%', 'FEEDBACK\n👍 2 · 👎 1', 'MEDIAN LATENCY\n350 ms']);
-      assert.equal(chartRequests.length, 1, 'the charts bundle is loaded once');
+      assert.equal(chartRequests.length, loadedBefore + 1, 'the charts bundle is loaded once');
 
       const figures = page.locator('figure.chart');
       assert.deepEqual(await figures.locator('figcaption').allInnerTexts(), ['Queries per day', 'Answered and fallback share per day', 'Median latency per day']);
@@ -116,6 +121,26 @@ describe(`console Insights page and session list in Chromium (${engine})`, () =>
       assert.match(await gaps.nth(1).locator('.gap-title').innerText(), /^Do you ship to Canada\? 1×$/);
       await assertFits(page, `Insights at ${viewport.name}`);
 
+      // The experience and the period are in the link: a reload shows Support since yesterday again.
+      const from = new Date(today - DAY_MS).toISOString().slice(0, 10);
+      await page.getByLabel('From').fill(from);
+      const yesterday = ['QUERIES\n3', 'ANSWERED\n66.7%', 'FALLBACK\n33.3%', 'FEEDBACK\n👍 1 · 👎 1', 'MEDIAN LATENCY\n500 ms'];
+      await waitForText(tiles.filter({ hasText: 'Queries' }), '3');
+      assert.deepEqual(await tiles.allInnerTexts(), yesterday);
+      assert.match(new URL(page.url()).hash, new RegExp(`^#/insights\\?experienceId=${experienceIds.support}&from=${from}&to=\\d{4}-\\d{2}-\\d{2}$`));
+      await page.reload();
+      await waitForText(tiles.filter({ hasText: 'Queries' }), '3');
+      assert.deepEqual(await tiles.allInnerTexts(), yesterday);
+      await waitForText(page.getByLabel('Experience').locator('option:checked'), 'Support');
+      assert.equal(await page.getByLabel('From').inputValue(), from);
+      assert.equal(await page.getByLabel('To').inputValue(), new Date(today).toISOString().slice(0, 10));
+      await page.locator('.chart canvas').nth(2).waitFor();
+      assert.equal(chartRequests.length, loadedBefore + 2, 'the reloaded page loads the charts bundle again');
+      await waitForText(page.locator('#gaps-title'), 'Content gaps (2)');
+      await assertFits(page, `Insights after a reload at ${viewport.name}`);
+
+      await page.getByLabel('From').fill(new Date(today - 29 * DAY_MS).toISOString().slice(0, 10));
+      await waitForText(tiles.filter({ hasText: 'Queries' }), '6');
       await gaps.nth(0).getByRole('link', { name: 'password reset not working' }).click();
       await waitForText(page.getByRole('heading', { level: 2 }), sessions.second!);
       await waitForText(page.locator('ol.transcript'), 'Q: password reset not working');
@@ -141,14 +166,38 @@ describe(`console Insights page and session list in Chromium (${engine})`, () =>
       await waitForText(page.locator('table.sessions'), /^(?![\s\S]*premium)[\s\S]*Do you ship to Canada\?/);
       assert.deepEqual(await firstQuestions(), ['Do you ship to Canada?']);
       await assertFits(page, `Sessions filtered at ${viewport.name}`);
+      // The filters are in the link: a reload shows the same list with the same choices.
+      await page.reload();
+      await waitForText(page.locator('table.sessions'), 'Do you ship to Canada?');
+      assert.deepEqual(await firstQuestions(), ['Do you ship to Canada?']);
+      assert.equal(await feedback.inputValue(), 'down');
       await feedback.selectOption({ label: 'any' });
       await page.getByLabel('Unanswered').check();
       await waitForText(page.locator('table.sessions'), /^(?![\s\S]*premium)[\s\S]*How do I reset my password\?/);
-      assert.deepEqual(await firstQuestions(), ['Do you ship to Canada?', 'password reset not working', 'How do I reset my password?']);
+      const unanswered = ['Do you ship to Canada?', 'password reset not working', 'How do I reset my password?'];
+      assert.deepEqual(await firstQuestions(), unanswered);
+      assert.equal(new URL(page.url()).hash, '#/sessions?unanswered=true');
+      await page.reload();
+      await waitForText(page.locator('table.sessions'), 'How do I reset my password?');
+      assert.deepEqual(await firstQuestions(), unanswered);
+      assert.equal(await page.getByLabel('Unanswered').isChecked(), true);
       await page.getByLabel('Unanswered').uncheck();
-      await waitForText(rows.first(), 'How much does the premium plan cost?');
+      await page.getByLabel('Experience').selectOption({ label: 'Sales' });
+      await waitForText(page.locator('table.sessions'), /^(?![\s\S]*Canada)[\s\S]*premium/);
+      await page.reload();
+      await waitForText(page.locator('table.sessions'), 'How much does the premium plan cost?');
+      assert.deepEqual(await firstQuestions(), ['How much does the premium plan cost?']);
+      await waitForText(page.getByLabel('Experience').locator('option:checked'), 'Sales');
+      await assertFits(page, `Sessions after a reload at ${viewport.name}`);
+
+      // The transcript names the experience as the list does, linking to it.
       await rows.first().getByRole('link').click();
       await waitForText(page.getByRole('heading', { level: 2 }), sessions.sales!);
+      const facts = page.locator('dl.facts');
+      await waitForText(facts, 'Sales');
+      assert.equal(await facts.getByRole('link', { name: 'Sales' }).getAttribute('href'), `#/experiences/${experienceIds.sales}`);
+      assert.ok(!(await facts.innerText()).includes(experienceIds.sales!), 'the transcript shows the name, not the id');
+      await assertFits(page, `a transcript at ${viewport.name}`);
       assert.deepEqual(browser.pageErrors, []);
     });
   }

@@ -6,17 +6,15 @@
  * deleted after a confirmation; the page never scrolls sideways on the phone.
  */
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
-import { assertFits, openSection, signInConsole, viewports, waitForText } from '../../../test/console-page.ts';
+import { assertFits, docsScreenshot, openSection, signInConsole, viewports, waitForText } from '../../../test/console-page.ts';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, submit } from '../../../test/ingestion.ts';
 import { WebhookReceiver } from '../../../test/webhook-receiver.ts';
 
-const screenshotPath = fileURLToPath(new URL('../../../docs/images/console-webhooks.png', import.meta.url));
 
 describe(`console Webhooks page in Chromium (${engine})`, () => {
   let server: TestServer;
@@ -101,10 +99,8 @@ describe(`console Webhooks page in Chromium (${engine})`, () => {
       assert.match(await delivery.innerText(), new RegExp(`${jobId.slice(0, 8)}[\\s\\S]*delivered[\\s\\S]*\\b1\\b[\\s\\S]*204[\\s\\S]*\\d+ ms`));
       await waitForText(page.locator('tr[data-delivery-id]').filter({ hasText: 'job.started' }), 'delivered');
       await assertFits(page, 'the endpoint with its deliveries');
-      if (viewport.name === 'desktop' && engine === 'pglite' && process.env.LORE_SCREENSHOTS === '1') {
-        // docs/console.md's picture of the page, retaken with LORE_SCREENSHOTS=1 on the embedded engine.
-        await page.screenshot({ path: screenshotPath, clip: { x: 0, y: 0, width: viewport.width, height: 540 } });
-      }
+      // docs/console.md's picture of the page.
+      if (viewport.name === 'desktop') await docsScreenshot(page, 'console-webhooks.png', { x: 0, y: 0, width: viewport.width, height: 540 });
       const webhookId = receiver.received.find((item) => item.payload?.type === 'job.completed' && item.payload.data.id === jobId)!.headers['webhook-id'];
       await delivery.getByRole('button', { name: 'Redeliver' }).click();
       await waitForText(delivery, 'queued');

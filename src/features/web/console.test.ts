@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Logger } from 'pino';
 import type { Locator, Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
-import { openSection, signInConsole, WAIT_MS, waitForText } from '../../../test/console-page.ts';
+import { docsScreenshot, openSection, retakeScreenshots, signInConsole, WAIT_MS, waitForText } from '../../../test/console-page.ts';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, submit, waitForJob } from '../../../test/ingestion.ts';
@@ -20,7 +20,6 @@ import { startWorkers } from '../../server.ts';
 import type { IngestionWorker } from '../ingestion/worker.ts';
 
 const contentHubExport = fileURLToPath(new URL('../ingestion/adapters/fixtures/content-hub-export.json', import.meta.url));
-const screenshotPath = fileURLToPath(new URL('../../../docs/images/console.png', import.meta.url));
 
 /** Waits until the job table lists exactly these jobs (a filter change first clears the old list). */
 async function waitForJobRows(page: Page, jobIds: string[]): Promise<void> {
@@ -199,12 +198,10 @@ describe(`operator console in Chromium (${engine})`, () => {
     while (!seen.has(100) && Date.now() < deadline) {
       const percent = await progressOf(row);
       seen.add(percent);
-      if (percent > 0 && percent < 100 && !screenshotTaken && engine === 'pglite' && process.env.LORE_SCREENSHOTS === '1') {
-        // The README's picture of the console, retaken with LORE_SCREENSHOTS=1 (so that a test
-        // run leaves the checkout clean), from the embedded engine, after the bar's 0.4 s width
-        // transition.
+      if (percent > 0 && percent < 100 && !screenshotTaken && retakeScreenshots) {
+        // The README's picture of the console, after the bar's 0.4 s width transition.
         await new Promise((resolve) => setTimeout(resolve, 500));
-        await page.screenshot({ path: screenshotPath });
+        await docsScreenshot(page, 'console.png');
         screenshotTaken = true;
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
