@@ -89,10 +89,10 @@ export function Field({
 }
 
 /** Buttons ending a form: submit (disabled and relabelled while saving) and an optional cancel. */
-export function FormButtons({ busy, label, onCancel }: { busy: boolean; label: string; onCancel?: () => void }) {
+export function FormButtons({ busy, label, onCancel, disabled = false }: { busy: boolean; label: string; onCancel?: () => void; disabled?: boolean }) {
   return (
     <div class="actions form-buttons">
-      <button type="submit" class="primary" disabled={busy}>
+      <button type="submit" class="primary" disabled={busy || disabled}>
         {busy ? 'Saving…' : label}
       </button>
       {onCancel ? (

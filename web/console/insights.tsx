@@ -1,7 +1,7 @@
 import { DailyChart } from './charts.tsx';
 import { useData, useRouteQuery } from './hooks.ts';
 import type { Insights } from './types.ts';
-import { formatTime, LoadedView, useApi, useNames } from './ui.tsx';
+import { ExperienceFilter, formatTime, LoadedView, useApi, useNames } from './ui.tsx';
 
 const DAY_MS = 86_400_000;
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
@@ -134,17 +134,7 @@ export function InsightsView() {
     <section aria-labelledby="insights-title" class="insights">
       <header class="section-header">
         <h2 id="insights-title">Insights</h2>
-        <label>
-          Experience{' '}
-          <select name="experienceId" value={experienceId} onChange={(event) => set({ experienceId: event.currentTarget.value })}>
-            <option value="">all</option>
-            {[...names].map(([id, name]) => (
-              <option key={id} value={id}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ExperienceFilter value={experienceId} names={names} onChange={(id) => set({ experienceId: id })} />
         {dateField('from', 'From')}
         {dateField('to', 'To')}
         <button type="button" onClick={insights.refresh}>

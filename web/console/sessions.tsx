@@ -1,7 +1,7 @@
 import { useData, useRouteQuery } from './hooks.ts';
 import { ApiError } from './api.ts';
 import type { ChatSessionWithMessages, Experience, SessionListItem, SessionMessage } from './types.ts';
-import { Cell, DetailPage, ExternalLink, formatTime, JsonBlock, PagedTable, StatusBadge, useApi, useNames } from './ui.tsx';
+import { Cell, DetailPage, ExperienceFilter, ExternalLink, formatTime, JsonBlock, PagedTable, StatusBadge, useApi, useNames } from './ui.tsx';
 
 const sessionsPath = '/api/v2/sessions';
 const pageSize = 20;
@@ -33,17 +33,7 @@ export function SessionsView() {
     <section aria-labelledby="sessions-title">
       <header class="section-header">
         <h2 id="sessions-title">Sessions</h2>
-        <label>
-          Experience{' '}
-          <select name="experienceId" value={experienceId} onChange={(event) => filter({ experienceId: event.currentTarget.value })}>
-            <option value="">all</option>
-            {[...names].map(([id, name]) => (
-              <option key={id} value={id}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ExperienceFilter value={experienceId ?? ''} names={names} onChange={(id) => filter({ experienceId: id })} />
         <label>
           Status{' '}
           <select name="status" value={status} onChange={(event) => filter({ status: event.currentTarget.value })}>

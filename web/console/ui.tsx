@@ -28,6 +28,23 @@ export function useNames(scope: string, path: string, listKey: string): Map<stri
 }
 
 /** Says which scopes the signed-in token lacks for what the operator tried to see or do. */
+/** A choice of one of the workspace's experiences (by name), or all of them: the filter of a list. */
+export function ExperienceFilter({ value, names, onChange }: { value: string; names: Map<string, string>; onChange: (experienceId: string) => void }) {
+  return (
+    <label>
+      Experience{' '}
+      <select name="experienceId" value={value} onChange={(event) => onChange(event.currentTarget.value)}>
+        <option value="">all</option>
+        {[...names].map(([id, name]) => (
+          <option key={id} value={id}>
+            {name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 export function ScopeNotice({ scopes }: { scopes: string[] }) {
   const names = scopes.map((scope, index) => (
     <Fragment key={scope}>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { copyText } from './clipboard.ts';
+import { FormButtons } from './form-fields.tsx';
 import { navigate, useAction, useData } from './hooks.ts';
 import type { Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookEvent, WebhookWithSecret } from './types.ts';
 import { Cell, ConfirmButton, DetailPage, ErrorNotice, formatTime, JsonBlock, LoadedView, PagedTable, RequireScope, StatusBadge, useApi } from './ui.tsx';
@@ -79,16 +80,7 @@ function WebhookForm({ initial, submitLabel, onSubmit, onCancel }: { initial: We
         Description
         <input name="description" placeholder="What receives these events" value={fields.description} onInput={(event) => setFields({ ...fields, description: event.currentTarget.value })} />
       </label>
-      <div class="actions">
-        <button type="submit" class="primary" disabled={sending || fields.events.length === 0}>
-          {sending ? 'Saving…' : submitLabel}
-        </button>
-        {onCancel ? (
-          <button type="button" onClick={onCancel}>
-            Cancel
-          </button>
-        ) : null}
-      </div>
+      <FormButtons busy={sending} label={submitLabel} onCancel={onCancel} disabled={fields.events.length === 0} />
     </form>
   );
 }
