@@ -48,20 +48,34 @@ describe(`ingestion progress moves as records finish (${engine})`, () => {
 });
 
 describe('BatchSizer', () => {
-  test('grows at most twofold per batch up to the cap, and shrinks at once to about the target time', () => {
+  test('grows at most twofold per batch up to the cap while a batch stays under the target, and shrinks at once', () => {
     const sizer = new BatchSizer(1000, 100, 10);
     assert.equal(sizer.records, 10);
-    sizer.observe(10, 10); // 1 ms a record: wants 1,000
-    assert.equal(sizer.records, 20);
-    sizer.observe(20, 20);
-    sizer.observe(40, 40);
-    sizer.observe(80, 80);
-    assert.equal(sizer.records, 100);
-    sizer.observe(100, 20_000); // 200 ms a record
-    assert.equal(sizer.records, 5);
-    sizer.observe(5, 60_000);
-    assert.equal(sizer.records, 1, 'never below one record');
-    sizer.observe(0, 5);
-    assert.equal(sizer.records, 1, 'an empty batch teaches nothing');
+    const sizes = [10, 20, 40, 80].map((records) => {
+      sizer.observe(records, records); // 1 ms a record: wants 1,000
+      return sizer.records;
+    });
+    assert.deepEqual(sizes, [20, 40, 80, 100]);
+    const slower = new BatchSizer(1000, 100, 10);
+    slower.observe(10, 10);
+    slower.observe(20, 4000); // 200 ms a record
+    assert.equal(slower.records, 5);
+    const slowest = new BatchSizer(1000, 100, 10);
+    slowest.observe(10, 60_000);
+    assert.equal(slowest.records, 1, 'never below one record');
+    slowest.observe(0, 5);
+    assert.equal(slowest.records, 1, 'an empty batch teaches nothing');
+  });
+
+  test('behind a fixed cost above the target (an embedding service answering in 1.5 s), batches grow instead of dwindling to one record', () => {
+    const sizer = new BatchSizer(1000, 100, 10);
+    const sizes: number[] = [];
+    for (let batch = 0; batch < 8; batch += 1) {
+      const records = sizer.records;
+      sizer.observe(records, 1500 + 2 * records);
+      sizes.push(sizer.records);
+    }
+    assert.equal(sizes[0], 7, 'the first batch alone looks like 150 ms a record');
+    assert.deepEqual(sizes.slice(1), [14, 28, 56, 100, 100, 100, 100]);
   });
 });
