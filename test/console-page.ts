@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from './browser.ts';
-import { engine } from './harness.ts';
+import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from './fake-openai.ts';
+import { engine, startTestServer, type TestServer } from './harness.ts';
+import { createKnowledgeBase } from './ingestion.ts';
 
 export const WAIT_MS = 20_000;
 
@@ -78,4 +80,45 @@ export const retakeScreenshots = process.env.LORE_SCREENSHOTS === '1' && engine 
 export async function docsScreenshot(page: Page, name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<void> {
   if (!retakeScreenshots) return;
   await page.screenshot({ path: fileURLToPath(new URL(`../docs/images/${name}`, import.meta.url)), ...(clip ? { clip, fullPage: true } : {}) });
+}
+
+/**
+ * What a console test drives: a test server embedding with a fake, a workspace with a client and
+ * a token of every scope, a knowledge base, and Chromium signed in to the console.
+ */
+export type ConsoleSession = {
+  server: TestServer;
+  fake: FakeOpenAi;
+  browser: TestBrowser;
+  page: Page;
+  token: string;
+  knowledgeBaseId: string;
+  close(): Promise<void>;
+};
+
+/** Starts a `ConsoleSession` for a workspace named `workspace`; close it in `after`. */
+export async function startConsoleSession(workspace: string): Promise<ConsoleSession> {
+  const fake = await startFakeOpenAi();
+  const server = await startTestServer(fakeEmbeddingsEnv(fake));
+  const bundle = await server.request('GET', '/console.js');
+  assert.equal(bundle.status, 200, 'dist/web/console.js is missing: run `npm run build` first');
+  const workspaceId = await server.createWorkspace(workspace);
+  const credentials = await server.createClient(workspaceId, ['*']);
+  const token = await server.token(workspaceId, ['*']);
+  const knowledgeBaseId = await createKnowledgeBase(server, token, { name: 'Help center' });
+  const browser = await launchBrowser();
+  await signInConsole(browser.page, server.url, credentials);
+  return {
+    server,
+    fake,
+    browser,
+    page: browser.page,
+    token,
+    knowledgeBaseId,
+    close: async () => {
+      await browser.close();
+      await server.close();
+      await fake.close();
+    },
+  };
 }

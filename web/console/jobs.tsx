@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
-import { useAction, useData } from './hooks.ts';
+import { navigate, useAction, useData } from './hooks.ts';
 import type { Job, JobStatus, RecordResult } from './types.ts';
 import { Cell, ConfirmButton, DetailPage, ErrorNotice, formatTime, PagedTable, ProgressBar, StatusBadge, Table, useApi, useNames } from './ui.tsx';
 
@@ -17,10 +17,12 @@ export function rememberFileNames(jobId: string, names: string[]): void {
 }
 
 /**
- * The files a `files` job ingests: its results' record ids (a file's name unless a manifest gave
- * it another id), or the names this tab uploaded; empty for other adapters' jobs.
+ * The files a job ingests: the uploaded JSON or JSON Lines file the service names
+ * (`data.fileName`); for a `files` job its results' record ids (a file's name unless a manifest
+ * gave it another id), or the names this tab uploaded.
  */
 export function fileNamesOf(job: Job): string[] {
+  if (job.data.fileName) return [job.data.fileName];
   if (job.data.results.length > 0 && job.data.adapterType === 'files') return job.data.results.map((result) => result.sourceId);
   return uploadedFileNames.get(job.id) ?? [];
 }
@@ -64,18 +66,38 @@ function cancelQuestion(job: Job): string {
   return `Cancel this job? ${left} of its ${total} records will not be ingested; the ones already written stay. A cancelled job cannot be resumed.`;
 }
 
-/** The Payload and Cancel buttons of a job, with the error of the last click. */
+/**
+ * Whether the job's failed records can be retried (POST .../retry): it has finished with some. A
+ * files job's uploaded files are gone once it ends, so its failed documents are uploaded again.
+ */
+function retriable(job: Job): boolean {
+  return !isRunning(job) && job.data.progress.failed > 0 && job.data.adapterType !== 'files';
+}
+
+/** Queues a job of the failed records and opens it. */
+async function retryFailed(api: Api, jobId: string): Promise<void> {
+  const retry = await api.request<Job>('POST', `${jobsPath}/${jobId}/retry`);
+  navigate('jobs', retry.id);
+}
+
+/** The Payload, Retry and Cancel buttons of a job, with the error of the last click. */
 function JobActions({ job, onChanged }: { job: Job; onChanged: () => void }) {
   const api = useApi();
   const { busy, error, run } = useAction();
   const act = async (action: () => Promise<unknown>) => {
     if (await run(action)) onChanged();
   };
+  const canWrite = api.holds('data-ingestion:write');
   return (
     <div class="actions">
       <button type="button" disabled={busy} onClick={() => act(() => downloadPayload(api, job.id))}>
         Payload
       </button>
+      {canWrite && retriable(job) ? (
+        <button type="button" disabled={busy} onClick={() => void run(() => retryFailed(api, job.id))}>
+          Retry failed records ({job.data.progress.failed})
+        </button>
+      ) : null}
       {isRunning(job) ? (
         <ConfirmButton
           label="Cancel"
@@ -101,8 +123,36 @@ function Counts({ job }: { job: Job }) {
   );
 }
 
+/** "about 40 s left", "about 2 min left", "about 1 h 5 min left", "about 2 h left". */
+export function formatRemaining(seconds: number): string {
+  if (seconds < 60) return `about ${Math.max(1, Math.round(seconds))} s left`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `about ${minutes} min left`;
+  const rest = minutes % 60;
+  return `about ${Math.floor(minutes / 60)} h${rest > 0 ? ` ${rest} min` : ''} left`;
+}
+
+/**
+ * The time left at the rate the job went so far (the service's `data.eta`): shown once there is a
+ * rate, that is once a record is done, while the job processes.
+ */
+function Remaining({ job }: { job: Job }) {
+  const { eta } = job.data;
+  if (!eta) return null;
+  return (
+    <span class="eta" title={`${eta.recordsPerSecond.toFixed(1)} records/s`}>
+      {formatRemaining(eta.secondsRemaining)}
+    </span>
+  );
+}
+
 function JobProgress({ job }: { job: Job }) {
-  return <ProgressBar done={job.data.progress.processed} total={job.data.progress.total || job.data.recordCount} />;
+  return (
+    <>
+      <ProgressBar done={job.data.progress.processed} total={job.data.progress.total || job.data.recordCount} />
+      <Remaining job={job} />
+    </>
+  );
 }
 
 /** The workspace's jobs, newest first, refreshed live. */
@@ -278,9 +328,17 @@ export function JobView({ jobId }: { jobId: string }) {
             </dd>
             {value.data.eta ? (
               <>
-                <dt>Remaining</dt>
+                <dt>Rate</dt>
+                <dd>{value.data.eta.recordsPerSecond.toFixed(1)} records/s</dd>
+              </>
+            ) : null}
+            {value.data.retryOf ? (
+              <>
+                <dt>Retry of</dt>
                 <dd>
-                  about {Math.ceil(value.data.eta.secondsRemaining)} s at {value.data.eta.recordsPerSecond.toFixed(1)} records/s
+                  <a href={`#/jobs/${value.data.retryOf}`}>
+                    <code>{value.data.retryOf}</code>
+                  </a>
                 </dd>
               </>
             ) : null}

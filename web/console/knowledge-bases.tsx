@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { useData } from './hooks.ts';
+import { navigate, useAction, useData } from './hooks.ts';
 import { CreateKnowledgeBase, KnowledgeBaseAdmin } from './knowledge-base-form.tsx';
 import type { Entry, EntryWithChunks, KnowledgeBase } from './types.ts';
-import { BackLink, Cell, ExternalLink, formatTime, JsonBlock, LoadedView, PagedTable, useApi } from './ui.tsx';
+import { BackLink, Cell, ConfirmButton, ErrorNotice, ExternalLink, formatTime, JsonBlock, LoadedView, PagedTable, useApi } from './ui.tsx';
 
 const basePath = '/api/v2/knowledge-bases';
 const pageSize = 20;
@@ -118,6 +118,32 @@ export function EntriesView({ knowledgeBaseId }: { knowledgeBaseId: string }) {
   );
 }
 
+/**
+ * Deletes the entry with its chunks, once the operator confirms, then goes back to the entries.
+ * A later job with the same record id creates it again; a deletion record (`deleted: true`) is
+ * how a source system removes it for good.
+ */
+function DeleteEntry({ entry }: { entry: EntryWithChunks }) {
+  const api = useApi();
+  const { busy, error, run } = useAction();
+  if (!api.holds('knowledge-bases:write')) return null;
+  const remove = async () => {
+    if (await run(() => api.request('DELETE', `${basePath}/${entry.knowledgeBaseId}/entries/${entry.id}`))) navigate('knowledge-bases', entry.knowledgeBaseId);
+  };
+  return (
+    <div class="actions">
+      <ConfirmButton
+        label="Delete entry"
+        question={`Delete "${entry.title}" and its ${entry.chunks.length} chunks? Answers stop citing it at once. Ingesting record ${entry.recordId} again creates it anew.`}
+        confirm="Delete"
+        disabled={busy}
+        onConfirm={() => void remove()}
+      />
+      <ErrorNotice error={error} />
+    </div>
+  );
+}
+
 /** One entry: its fields, its content and the chunks it was split into. */
 export function EntryView({ knowledgeBaseId, entryId }: { knowledgeBaseId: string; entryId: string }) {
   const api = useApi();
@@ -129,6 +155,7 @@ export function EntryView({ knowledgeBaseId, entryId }: { knowledgeBaseId: strin
         {(value) => (
           <>
             <h2 id="entry-title">{value.title}</h2>
+            <DeleteEntry entry={value} />
             <dl class="facts">
               <dt>Record id</dt>
               <dd>

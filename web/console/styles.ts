@@ -66,6 +66,7 @@ th { font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: v
 .file-list li { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
 .file-name { flex: 1; min-width: 0; overflow-wrap: anywhere; }
 .file-names { display: block; font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }
+.eta { display: block; font-size: 12px; color: var(--muted); }
 .webhook-form { display: grid; gap: 12px; max-width: 640px; }
 .webhook-form > label { display: grid; gap: 4px; }
 .webhook-form input:not([type="checkbox"]) { width: 100%; }

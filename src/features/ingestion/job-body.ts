@@ -11,6 +11,9 @@ export type JobRow = {
   adapter_id: string;
   status: JobStatus;
   record_count: number;
+  /** See migration 010. */
+  file_name: string | null;
+  retry_of: string | null;
   timings: Record<string, number>;
   error: string | null;
   created_at: Date;
@@ -70,6 +73,8 @@ export function jobWithoutResults(row: JobFields, counts: Counts, now = Date.now
       adapterType: row.adapter_type,
       knowledgeBaseId: row.knowledge_base_id,
       recordCount: row.record_count,
+      fileName: row.file_name,
+      retryOf: row.retry_of,
       progress: {
         processed: counts.processed,
         total: row.record_count,

@@ -7,7 +7,9 @@ import { validationError } from '../../core/http/validation-messages.ts';
 import type { App } from '../../core/http/app-types.ts';
 import { guardedErrors, responses } from '../../core/http/schemas.ts';
 import { assertKnowledgeBaseAllowed, authorize, caller } from '../auth/guard.ts';
+import type { TokenClaims } from '../auth/tokens.ts';
 import { getKnowledgeBase } from '../knowledge-bases/knowledge-bases.service.ts';
+import type { KnowledgeBase } from '../knowledge-bases/knowledge-bases.schemas.ts';
 import type { Adapter, UploadedFile } from './adapters/adapter.ts';
 import { adapters, findAdapter } from './adapters/registry.ts';
 import { JobResultsCache } from './job-results.ts';
@@ -21,7 +23,7 @@ import {
   SubmitMultipartSchema,
   SubmittedSchema,
 } from './jobs.schemas.ts';
-import { cancelJob, getJob, listJobs, submitJob } from './jobs.service.ts';
+import { cancelJob, failedRecords, getJob, listJobs, submitJob } from './jobs.service.ts';
 import { multipartLimits, parseJsonPart, readMultipart } from './multipart-submission.ts';
 
 const security = [{ bearerAuth: [] }];
@@ -35,6 +37,8 @@ type Submission = {
   knowledgeBaseId?: unknown;
   data?: unknown;
   dataText?: string;
+  /** The file name of a multipart `data` part sent as a file. */
+  dataFileName?: string;
   /** Multipart only: the `files` parts and the parsed `manifest` part. */
   files?: UploadedFile[];
   manifest?: unknown;
@@ -42,8 +46,8 @@ type Submission = {
 
 /** Reads a multipart submission: text fields, `data` as a file part or a text field, or `files` parts with a `manifest`. */
 async function readMultipartSubmission(request: FastifyRequest, limitBytes: number): Promise<Submission> {
-  const { fields, files } = await readMultipart(request, limitBytes);
-  const submission: Submission = { adapterType: fields.adapterType, knowledgeBaseId: fields.knowledgeBaseId, files };
+  const { fields, fileNames, files } = await readMultipart(request, limitBytes);
+  const submission: Submission = { adapterType: fields.adapterType, knowledgeBaseId: fields.knowledgeBaseId, dataFileName: fileNames.data, files };
   if (fields.manifest !== undefined) submission.manifest = parseJsonPart(fields.manifest, '/manifest', 'must be a JSON object keyed by file name');
   if (fields.data !== undefined) {
     submission.data = parseJsonPart(fields.data, '/data', 'must be a JSON file or a JSON string');
@@ -98,7 +102,25 @@ async function filesPayload(adapter: Adapter, submission: Submission, multipart:
   return data;
 }
 
-/** The data-ingestion API: submit, list, get and cancel jobs; list adapters. */
+/**
+ * The knowledge base a job of `auth` may write to: one its token may use (403), of its workspace
+ * (404), whose stored vectors are of this service's embedding model (409).
+ */
+async function writableKnowledgeBase(context: AppContext, auth: TokenClaims, knowledgeBaseId: string): Promise<KnowledgeBase> {
+  assertKnowledgeBaseAllowed(auth, knowledgeBaseId);
+  const knowledgeBase = await getKnowledgeBase(context.db, auth.workspaceId, knowledgeBaseId);
+  const { embedder } = context;
+  if (knowledgeBase.embedding && (knowledgeBase.embedding.provider !== embedder.name || knowledgeBase.embedding.model !== embedder.model)) {
+    throw new AppError(
+      'CONFLICT',
+      `The knowledge base holds vectors of ${knowledgeBase.embedding.provider}/${knowledgeBase.embedding.model}, ` +
+        `but this service embeds with ${embedder.name}/${embedder.model}; vectors of different models cannot be mixed.`,
+    );
+  }
+  return knowledgeBase;
+}
+
+/** The data-ingestion API: submit, list, get, cancel and retry jobs; list adapters. */
 export async function registerIngestionRoutes(app: App, context: AppContext): Promise<void> {
   const canRead = authorize(context, ['data-ingestion:read']);
   const canWrite = authorize(context, ['data-ingestion:write']);
@@ -150,16 +172,7 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
         const [first] = issues;
         throw new AppError('VALIDATION_FAILED', `The payload does not match the ${adapter.name} schema: ${first!.path} ${first!.message}`, { errors: issues });
       }
-      assertKnowledgeBaseAllowed(auth, submission.knowledgeBaseId);
-      const knowledgeBase = await getKnowledgeBase(context.db, auth.workspaceId, submission.knowledgeBaseId);
-      const { embedder } = context;
-      if (knowledgeBase.embedding && (knowledgeBase.embedding.provider !== embedder.name || knowledgeBase.embedding.model !== embedder.model)) {
-        throw new AppError(
-          'CONFLICT',
-          `The knowledge base holds vectors of ${knowledgeBase.embedding.provider}/${knowledgeBase.embedding.model}, ` +
-            `but this service embeds with ${embedder.name}/${embedder.model}; vectors of different models cannot be mixed.`,
-        );
-      }
+      const knowledgeBase = await writableKnowledgeBase(context, auth, submission.knowledgeBaseId);
       const submitted = await submitJob(context.db, {
         workspaceId: auth.workspaceId,
         knowledgeBaseId: knowledgeBase.id,
@@ -168,6 +181,7 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
         data,
         payloadText: submission.dataText,
         files: received.files?.map((file) => file.bytes),
+        fileName: received.dataFileName ?? null,
       });
       context.workers.nudge();
       return reply.code(202).send(submitted);
@@ -222,6 +236,31 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
     async (request, reply) => {
       await cancelJob(context.db, caller(request).workspaceId, request.params.jobId);
       return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/api/v2/data-ingestion/jobs/:jobId/retry',
+    {
+      onRequest: canWrite,
+      schema: {
+        tags,
+        security,
+        summary: 'Retry the failed records of a finished job: a new job of just those records',
+        description:
+          'The new job takes the failed records from the payload the finished job keeps, in their order, with the same adapter, knowledge base and file name; its data.retryOf names the finished job. ' +
+          '409 while the job is pending or processing, when it has no failed records, and for a files job (its uploaded files are not kept once it ends).',
+        params: JobParams,
+        response: responses({ 202: JobSchema }, [...guardedErrors, 404, 409]),
+      },
+    },
+    async (request, reply) => {
+      const auth = caller(request);
+      const retry = await failedRecords(context.db, auth.workspaceId, request.params.jobId);
+      await writableKnowledgeBase(context, auth, retry.knowledgeBaseId);
+      const { jobId } = await submitJob(context.db, { ...retry, workspaceId: auth.workspaceId, retryOf: request.params.jobId });
+      context.workers.nudge();
+      return reply.code(202).type('application/json; charset=utf-8').send(await getJob(context.db, results, auth.workspaceId, jobId, false));
     },
   );
 

@@ -46,6 +46,10 @@ export const JobSchema = Type.Object({
     adapterType: Type.String(),
     knowledgeBaseId: Uuid,
     recordCount: Type.Integer(),
+    fileName: Type.Union([Type.String(), Type.Null()], {
+      description: 'The name of the uploaded file whose records the job ingests (a multipart data part with a file name); null for a JSON body and for a files job, whose results name each file.',
+    }),
+    retryOf: Type.Union([Uuid, Type.Null()], { description: 'The job whose failed records this job retries (POST .../jobs/{jobId}/retry), else null.' }),
     progress: Type.Object({
       processed: Type.Integer(),
       total: Type.Integer(),

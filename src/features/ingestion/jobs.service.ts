@@ -1,13 +1,14 @@
 import type { Db, Queryable } from '../../core/db/db.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { Adapter } from './adapters/adapter.ts';
+import { findAdapter } from './adapters/registry.ts';
 import { jobJson, jobsPageJson, joined, type JobRow } from './job-body.ts';
 import { insertJobFiles } from './job-files.ts';
 import { jobResults, resultsVersionSql, type JobResultsCache } from './job-results.ts';
 import type { JobStatus } from './jobs.schemas.ts';
 
 const jobColumns = `j.id, j.workspace_id, j.knowledge_base_id, j.source_id, j.adapter_type, j.adapter_id, j.status, j.record_count,
-  j.timings, j.error, j.created_at, j.started_at, j.completed_at, ${resultsVersionSql}`;
+  j.file_name, j.retry_of, j.timings, j.error, j.created_at, j.started_at, j.completed_at, ${resultsVersionSql}`;
 
 /** The payload column, as JSON text: a payload of up to 30 MB goes out as stored, never parsed. */
 const payloadColumn = (includePayload: boolean) => (includePayload ? ', j.payload::text AS payload' : '');
@@ -26,13 +27,24 @@ async function ensureSource(db: Queryable, workspaceId: string, knowledgeBaseId:
 /** Queues a job for a validated payload (and its uploaded files, files adapter); answers at once, the worker does the rest. */
 export async function submitJob(
   db: Db,
-  input: { workspaceId: string; knowledgeBaseId: string; adapter: Adapter; adapterType: string; data: unknown; payloadText?: string; files?: Buffer[] },
+  input: {
+    workspaceId: string;
+    knowledgeBaseId: string;
+    adapter: Adapter;
+    adapterType: string;
+    data: unknown;
+    payloadText?: string;
+    files?: Buffer[];
+    /** Migration 010's columns. */
+    fileName?: string | null;
+    retryOf?: string;
+  },
 ): Promise<{ jobId: string; status: 'pending' }> {
   const sourceId = await ensureSource(db, input.workspaceId, input.knowledgeBaseId, input.adapter.name);
   const insert = async (tx: Queryable) => {
     const { rows } = await tx.query<{ id: string }>(
-      `INSERT INTO ingestion_jobs (workspace_id, knowledge_base_id, source_id, adapter_type, adapter_id, record_count, payload)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING id`,
+      `INSERT INTO ingestion_jobs (workspace_id, knowledge_base_id, source_id, adapter_type, adapter_id, record_count, payload, file_name, retry_of)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9) RETURNING id`,
       [
         input.workspaceId,
         input.knowledgeBaseId,
@@ -41,6 +53,8 @@ export async function submitJob(
         `${input.adapter.name}@${input.adapter.version}`,
         input.adapter.count(input.data),
         input.payloadText ?? JSON.stringify(input.data),
+        input.fileName ?? null,
+        input.retryOf ?? null,
       ],
     );
     return rows[0]!.id;
@@ -111,4 +125,46 @@ export async function cancelJob(db: Db, workspaceId: string, jobId: string): Pro
   const { rows } = await db.query<{ status: JobStatus }>('SELECT status FROM ingestion_jobs WHERE workspace_id = $1 AND id = $2', [workspaceId, jobId]);
   if (!rows[0]) throw notFound('Ingestion job', jobId);
   throw new AppError('CONFLICT', `The job is already ${rows[0].status}; only pending or processing jobs can be cancelled.`);
+}
+
+/** What retrying a job's failed records submits: a payload of those records, for the job's knowledge base. */
+export type RetrySubmission = { knowledgeBaseId: string; adapter: Adapter; adapterType: string; data: unknown; fileName: string | null };
+
+/**
+ * The failed records of a finished job (completed, failed or cancelled), as a payload of its
+ * adapter, cut from the payload the job keeps. 404 for a job of another workspace, 409 for a job
+ * still running, one without failed records, or a files job (its uploaded bytes are gone).
+ */
+export async function failedRecords(db: Db, workspaceId: string, jobId: string): Promise<RetrySubmission> {
+  const { rows } = await db.query<{ status: JobStatus; adapter_type: string; knowledge_base_id: string; file_name: string | null }>(
+    'SELECT status, adapter_type, knowledge_base_id, file_name FROM ingestion_jobs WHERE workspace_id = $1 AND id = $2',
+    [workspaceId, jobId],
+  );
+  const job = rows[0];
+  if (!job) throw notFound('Ingestion job', jobId);
+  if (job.status === 'pending' || job.status === 'processing') {
+    throw new AppError('CONFLICT', `The job is still ${job.status}; its failed records can be retried once it has finished.`);
+  }
+  const failed = await db.query<{ ordinal: number; record_id: string }>(
+    `SELECT ordinal, record_id FROM ingestion_job_results WHERE workspace_id = $1 AND job_id = $2 AND status = 'failed' ORDER BY ordinal`,
+    [workspaceId, jobId],
+  );
+  if (failed.rows.length === 0) throw new AppError('CONFLICT', 'The job has no failed records to retry.');
+  const adapter = findAdapter(job.adapter_type);
+  if (!adapter?.subset) {
+    const names = failed.rows.slice(0, 10).map((row) => row.record_id);
+    throw new AppError(
+      'CONFLICT',
+      `The uploaded files of a ${job.adapter_type} job are not kept once it ends: upload the failed ones again (${names.join(', ')}${failed.rows.length > 10 ? ', …' : ''}).`,
+    );
+  }
+  // Read last: a payload may hold 30 MB.
+  const payload = await db.query<{ payload: unknown }>('SELECT payload FROM ingestion_jobs WHERE workspace_id = $1 AND id = $2', [workspaceId, jobId]);
+  return {
+    knowledgeBaseId: job.knowledge_base_id,
+    adapter,
+    adapterType: job.adapter_type,
+    data: adapter.subset(payload.rows[0]!.payload, failed.rows.map((row) => row.ordinal)),
+    fileName: job.file_name,
+  };
 }

@@ -303,6 +303,8 @@ describe(`data-ingestion contract (${engine})`, () => {
           adapterType: 'generic-json',
           knowledgeBaseId,
           recordCount: 3,
+          fileName: null,
+          retryOf: null,
           progress: { processed: results.length, total: 3, successful: count('success'), failed: count('failed'), skipped: count('skipped') },
           eta,
           timings: {},

@@ -25,8 +25,11 @@ export function multipartLimits(limitBytes: number) {
   };
 }
 
-/** A multipart submission: its text fields (and non-`files` file parts, as text) by name, and its `files` parts. */
-export type MultipartSubmission = { fields: Record<string, string>; files: UploadedFile[] };
+/**
+ * A multipart submission: its text fields (and non-`files` file parts, as text) by name, the file
+ * names of those file parts by part name, and its `files` parts.
+ */
+export type MultipartSubmission = { fields: Record<string, string>; fileNames: Record<string, string>; files: UploadedFile[] };
 
 function tooLarge(message: string): AppError {
   return new AppError('PAYLOAD_TOO_LARGE', `${errorTable.PAYLOAD_TOO_LARGE.message} ${message}`);
@@ -51,7 +54,7 @@ function limitMessages(limitBytes: number) {
  */
 export async function readMultipart(request: FastifyRequest, limitBytes: number): Promise<MultipartSubmission> {
   const messages = limitMessages(limitBytes);
-  const submission: MultipartSubmission = { fields: {}, files: [] };
+  const submission: MultipartSubmission = { fields: {}, fileNames: {}, files: [] };
   let total = 0;
   const repeated = (name: string) => {
     throw new AppError('VALIDATION_FAILED', `The multipart part ${name} is sent twice; send it once.`, { errors: [{ path: `/${name}`, message: 'is sent twice' }] });
@@ -72,7 +75,10 @@ export async function readMultipart(request: FastifyRequest, limitBytes: number)
         const bytes = Buffer.concat(chunks);
         if (part.fieldname === 'files') submission.files.push({ name: part.filename, bytes });
         else if (part.fieldname in submission.fields) repeated(part.fieldname);
-        else submission.fields[part.fieldname] = bytes.toString('utf8');
+        else {
+          submission.fields[part.fieldname] = bytes.toString('utf8');
+          if (part.filename) submission.fileNames[part.fieldname] = part.filename;
+        }
       } else {
         if (part.valueTruncated) throw tooLarge(messages.field);
         const value = String(part.value);

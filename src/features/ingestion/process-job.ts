@@ -7,6 +7,7 @@ import { isRecordFailure, type NormalizedRecord, type RecordFailure } from './ad
 import { findAdapter } from './adapters/registry.ts';
 import { chunkContent, type Chunk } from './chunking/chunk-content.ts';
 import { contentHash, sha256 } from './content-hash.ts';
+import { BatchSizer } from './batch-size.ts';
 import { embeddingText } from './embedding-text.ts';
 import { lockEmbedding } from './embedding-lock.ts';
 import { LeaseLostError, UnrecoverableJobError } from './job-errors.ts';
@@ -14,9 +15,12 @@ import { readJobFile } from './job-files.ts';
 import { finishedOrdinals, holdsLease, jobPayload, saveTimings, type ClaimedJob } from './queue.ts';
 
 // A batch ends at whichever comes first. 256 chunks keep both embedder threads busy with full
-// batches; 100 records keep a cancelled job stopping within about a second of work.
+// batches; 100 records keep a cancelled job stopping within about a second of work. Below that, a
+// batch takes the records of about a second of work (see BatchSizer), starting from 10.
 const BATCH_MAX_RECORDS = 100;
 const BATCH_MAX_CHUNKS = 256;
+const BATCH_TARGET_MS = 1000;
+const BATCH_FIRST_RECORDS = 10;
 // Timings are written at least once per batch, but not more often than this per job.
 const TIMINGS_INTERVAL_MS = 250;
 
@@ -119,7 +123,11 @@ async function runBatches(deps: JobDeps, job: ClaimedJob, shouldContinue: Should
     lastSaved = performance.now();
   };
 
-  for await (const batch of batches(unfinished(normalized, done, timings), chunkOptions.chunkSize)) {
+  const sizer = new BatchSizer(BATCH_TARGET_MS, BATCH_MAX_RECORDS, BATCH_FIRST_RECORDS);
+  // A batch's time runs from the previous batch's write starting to its own: its write overlaps
+  // the next batch's embedding, so that interval is what a batch costs the job.
+  let batchStarted = performance.now();
+  for await (const batch of batches(unfinished(normalized, done, timings), chunkOptions.chunkSize, sizer)) {
     const prepared = await prepare(deps, job, batch, writtenHashes, chunkOptions, timings);
     const started = performance.now();
     await embed(deps, job, prepared.writes);
@@ -135,6 +143,8 @@ async function runBatches(deps: JobDeps, job: ClaimedJob, shouldContinue: Should
       return 'stopped';
     }
     pendingWrite = write(db, job, prepared, timings);
+    sizer.observe(batch.length, elapsed(batchStarted));
+    batchStarted = performance.now();
     // It is awaited at the next batch; until then a failure must not count as unhandled, which
     // would end the whole process instead of this job's attempt.
     pendingWrite.catch(() => undefined);
@@ -173,14 +183,14 @@ function roundTimings(timings: Timings): Record<string, number> {
   return Object.fromEntries(Object.entries(timings).map(([stage, ms]) => [stage, Math.round(ms)]));
 }
 
-/** Splits records into batches bounded by record count and by an estimate of their chunks. */
-async function* batches<T extends Indexed<NormalizedRecord | RecordFailure>>(records: AsyncIterable<T>, chunkSize: number): AsyncGenerator<T[]> {
+/** Splits records into batches bounded by record count (the sizer's, as each batch ends) and by an estimate of their chunks. */
+async function* batches<T extends Indexed<NormalizedRecord | RecordFailure>>(records: AsyncIterable<T>, chunkSize: number, sizer: BatchSizer): AsyncGenerator<T[]> {
   let batch: T[] = [];
   let chunks = 0;
   for await (const record of records) {
     batch.push(record);
     chunks += isRecordFailure(record.value) ? 0 : Math.ceil(record.value.content.length / chunkSize);
-    if (batch.length >= BATCH_MAX_RECORDS || chunks >= BATCH_MAX_CHUNKS) {
+    if (batch.length >= sizer.records || chunks >= BATCH_MAX_CHUNKS) {
       yield batch;
       batch = [];
       chunks = 0;

@@ -14,6 +14,9 @@ export type JobSnapshot = {
     adapter_type: string;
     adapter_id: string;
     record_count: number;
+    /** Absent from the snapshots taken before migration 010. */
+    file_name?: string | null;
+    retry_of?: string | null;
     timings: Record<string, number>;
     error: string | null;
     created_at: string;
@@ -34,6 +37,8 @@ export function webhookPayload(event: WebhookEvent, snapshot: JobSnapshot, occur
   const { job } = snapshot;
   const fields: JobFields = {
     ...job,
+    file_name: job.file_name ?? null,
+    retry_of: job.retry_of ?? null,
     created_at: new Date(job.created_at),
     started_at: job.started_at ? new Date(job.started_at) : null,
     completed_at: job.completed_at ? new Date(job.completed_at) : null,

@@ -56,6 +56,12 @@ export interface Adapter {
   /** The normalized records of a valid payload, in input order, one per record. */
   normalize(data: unknown, input: NormalizeInput): Iterable<Normalized> | AsyncIterable<Normalized | null>;
   /**
+   * The payload of only the records at `ordinals` (ascending) of a valid payload, in this
+   * adapter's format: what retrying those records of a job submits. Absent where the payload does
+   * not hold the records themselves (files: their bytes go when the job ends).
+   */
+  subset?(data: unknown, ordinals: number[]): unknown;
+  /**
    * Only adapters that take uploaded files (multipart parts named `files`) instead of a JSON
    * payload: the payload stored with the job, built from the files and the optional `manifest`
    * part, with every problem of the manifest (paths under `/manifest`).

@@ -200,4 +200,8 @@ export const contentHubAdapter = {
   *normalize(data) {
     for (const item of (data as Payload)[0]) yield normalizeItem(item);
   },
+  subset(data, ordinals) {
+    const [items, details] = data as Payload;
+    return [ordinals.map((ordinal) => items[ordinal]), details];
+  },
 } satisfies Adapter;

@@ -94,4 +94,8 @@ export const genericJsonAdapter = {
   *normalize(data) {
     for (const record of (data as Payload).records) yield normalizeRecord(record);
   },
+  subset(data, ordinals) {
+    const { records } = data as Payload;
+    return { records: ordinals.map((ordinal) => records[ordinal]) };
+  },
 } satisfies Adapter;
