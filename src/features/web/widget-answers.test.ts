@@ -192,6 +192,18 @@ for (const size of SIZES) {
       assert.equal(await page.locator('lore-chat article.assistant').last().getByRole('list', { name: 'Sources' }).count(), 0);
     });
 
+    test('adjacent citations "[1][2]" and a citation before a colon are linked and listed, as the service counts them; a reference definition is not', async () => {
+      const query = page.waitForResponse((response) => response.url().endsWith('/api/v2/query'));
+      fake.chat.replies = [{ answer: 'Print the return label from your order page [1][2]. It comes in two forms [3]: a PDF and a QR code.\n\n[4]: https://shop.example/help' }];
+      await ask(page, QUESTION);
+      const done = JSON.parse(/event: done\ndata: (.*)\n/.exec(await (await query).text())![1]!);
+      const expected = [1, 2, 3].map((number) => done.sources.find((source: { number: number }) => source.number === number));
+      const answer = page.locator('lore-chat article.assistant').last();
+      assert.deepEqual(await answer.getByRole('list', { name: 'Sources' }).getByRole('link').allInnerTexts(), expected.map((source) => source.title));
+      const citations = await answer.locator('.markdown a').evaluateAll((links) => links.map((link) => [link.textContent, link.getAttribute('href')]));
+      assert.deepEqual(citations, expected.map((source) => [`[${source.number}]`, source.url]));
+    });
+
     test('images, SVG and other media quoted in an answer load nothing: an image is a link to it', async () => {
       trackerHits.length = 0;
       const media = [
