@@ -336,6 +336,9 @@ for (const size of SIZES) {
         await comment.waitFor();
         const text = 'Norway is not in the EU; the answer is about Europe in general.';
         await comment.fill(text);
+        // The field grows with the comment (up to six lines), so the visitor sees all of it.
+        const field = await comment.evaluate((element) => ({ scrollHeight: element.scrollHeight, clientHeight: element.clientHeight }));
+        assert.ok(field.scrollHeight <= field.clientHeight, `the whole comment is in view: ${JSON.stringify(field)}`);
         const sent = page.waitForResponse((response) => response.url().endsWith('/feedback') && response.request().postDataJSON()?.comment !== undefined);
         await answer.getByRole('button', { name: 'Send' }).click();
         assert.equal((await sent).status(), 204);
