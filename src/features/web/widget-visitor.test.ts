@@ -327,18 +327,22 @@ for (const size of SIZES) {
     test('after a thumbs down the visitor may add a comment, which is stored with the rating', () =>
       visit(size, async ({ page }) => {
         await openPanel(page);
-        fake.chat.replies = [{ answer: 'Delivery takes 2 to 4 days [1].' }];
+        // An answer taller than the panel, so that the comment field opens at the bottom of the view.
+        const countries = ['Austria', 'Belgium', 'Denmark', 'Finland', 'France', 'Germany', 'Italy', 'Poland', 'Portugal', 'Spain', 'Sweden'];
+        fake.chat.replies = [{ answer: ['Delivery takes 2 to 4 days in Europe [1]:', ...countries.map((country, index) => `- ${country}: ${2 + (index % 3)} days`)].join('\n') }];
         await ask(page, 'How long does delivery take to Norway?');
         const answer = answers(page).last();
         const comment = answer.getByRole('textbox', { name: 'What was wrong? (optional)' });
         assert.equal(await comment.count(), 0, 'no comment field before a thumbs down');
         await answer.getByRole('button', { name: 'Not helpful' }).click();
         await comment.waitFor();
-        const text = 'Norway is not in the EU; the answer is about Europe in general.';
-        await comment.fill(text);
+        const text = 'Norway is not in the EU; the answer is about Europe in general, and Norway is not even in its list.';
+        await comment.pressSequentially(text);
         // The field grows with the comment (up to six lines), so the visitor sees all of it.
         const field = await comment.evaluate((element) => ({ scrollHeight: element.scrollHeight, clientHeight: element.clientHeight }));
         assert.ok(field.scrollHeight <= field.clientHeight, `the whole comment is in view: ${JSON.stringify(field)}`);
+        const [grown, log] = [(await comment.boundingBox())!, (await page.locator('lore-chat .log').boundingBox())!];
+        assert.ok(grown.y >= log.y && grown.y + grown.height <= log.y + log.height, `the conversation follows the growing field: ${JSON.stringify({ grown, log })}`);
         const sent = page.waitForResponse((response) => response.url().endsWith('/feedback') && response.request().postDataJSON()?.comment !== undefined);
         await answer.getByRole('button', { name: 'Send' }).click();
         assert.equal((await sent).status(), 204);
