@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { crc32, deflateSync } from 'node:zlib';
 import type { BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
-import { fakeChatEnv, fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
-import { startTestServer, type TestServer } from '../../../test/harness.ts';
-import { createKnowledgeBase, ingest } from '../../../test/ingestion.ts';
+import type { TestBrowser } from '../../../test/browser.ts';
+import type { FakeOpenAi } from '../../../test/fake-openai.ts';
+import type { TestServer } from '../../../test/harness.ts';
 import { shopArticles } from '../../../test/query-experience.ts';
+import { startWidgetService, type WidgetService } from '../../../test/widget-service.ts';
 
 const SIZES = [
   { name: 'desktop', width: 1280, height: 800 },
@@ -51,6 +51,7 @@ function png(width: number, height: number): Buffer {
 }
 const PICTURE = png(900, 600);
 
+let service: WidgetService | undefined;
 let fake: FakeOpenAi;
 let server: TestServer;
 let browser: TestBrowser;
@@ -58,26 +59,11 @@ let token: string;
 let experienceId: string;
 
 before(async () => {
-  fake = await startFakeOpenAi();
-  server = await startTestServer({ ...fakeEmbeddingsEnv(fake), ...fakeChatEnv(fake, 10_000) });
-  ({ token } = await server.tenant());
-  const knowledgeBaseId = await createKnowledgeBase(server, token);
-  const job = await ingest(server, token, knowledgeBaseId, shopArticles);
-  assert.equal(job.status, 'completed', JSON.stringify(job));
-  const created = await server.request('POST', '/api/v2/experiences', {
-    token,
-    body: { name: 'shop', knowledgeBaseIds: [knowledgeBaseId], actions: [handoverAction], settings: { llmProvider: 'openai', minScore: 0, widget: widgetSettings } },
-  });
-  assert.equal(created.status, 201, created.text);
-  experienceId = created.body.id;
-  browser = await launchBrowser();
+  service = await startWidgetService(shopArticles, { name: 'shop', actions: [handoverAction], settings: { llmProvider: 'openai', minScore: 0, widget: widgetSettings } });
+  ({ fake, server, browser, token, experienceId } = service);
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await fake?.close();
-});
+after(() => service?.close());
 
 /** What the visitor's browser asked of the outside world (answered here: there is no network). */
 type Fetched = { url: string; referer: string | undefined };
