@@ -91,8 +91,10 @@ export function safeUrl(url: string | null | undefined): string | undefined {
   }
 }
 
-// A citation `[n]`, not the text of a Markdown link `[n](…)` or a reference definition `[n]:`.
-const CITATION = /\[(\d+)\](?![([:])/g;
+// A citation `[n]`, not the text of a Markdown link `[n](…)` or a reference definition (`[n]:`
+// opening a line, after at most three spaces). Adjacent citations `[1][2]`, as the service's
+// prompt asks for, and a citation before a colon mid-sentence are citations, as the service counts them.
+const CITATION = /\[(\d+)\](?!\()(?!(?<=^ {0,3}\[\d+\]):)/gm;
 
 /** The source numbers an answer cites with `[n]`. */
 export function citedNumbers(text: string): Set<number> {

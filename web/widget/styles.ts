@@ -99,7 +99,11 @@ button:disabled { cursor: default; opacity: .55; }
 .feedback .icon-button { width: 28px; height: 28px; }
 .feedback .icon-button[aria-pressed="true"] { color: var(--accent); background: var(--bg); }
 .comment { display: flex; gap: 6px; align-items: flex-end; margin-top: 6px; }
-.comment textarea { flex: 1; resize: none; padding: 6px 8px; border: 1px solid var(--border); border-radius: 6px; background: var(--bg); font-size: 13px; }
+/* The comment field grows with its text from two lines to six, then scrolls (a browser without field-sizing keeps two rows). */
+.comment textarea {
+  flex: 1; resize: none; field-sizing: content; min-height: 50px; max-height: 122px; padding: 6px 8px; border: 1px solid var(--border);
+  border-radius: 6px; background: var(--bg); font-size: 13px; line-height: 18px;
+}
 .comment .send { height: 32px; padding: 0 10px; font-size: 13px; }
 .thanks { margin: 6px 0 0; color: var(--muted); font-size: 12px; }
 .composer { display: flex; gap: 8px; align-items: flex-end; padding: 10px; border-top: 1px solid var(--border); }

@@ -67,7 +67,11 @@ function CommentForm({ onSend }: { onSend(comment: string): Promise<void> }) {
         aria-label="What was wrong? (optional)"
         placeholder="What was wrong? (optional)"
         value={text}
-        onInput={(event) => setText(event.currentTarget.value)}
+        onInput={(event) => {
+          setText(event.currentTarget.value);
+          // The field grows with the text (styles.ts); the conversation follows it, down to the Send button.
+          event.currentTarget.form?.scrollIntoView({ block: 'nearest' });
+        }}
       />
       <button type="submit" class="send" disabled={sending || text.trim() === ''}>
         Send

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
-import { fakeChatEnv, fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
-import { startTestServer, type TestServer } from '../../../test/harness.ts';
-import { createKnowledgeBase, ingest } from '../../../test/ingestion.ts';
+import type { TestBrowser } from '../../../test/browser.ts';
+import type { FakeOpenAi } from '../../../test/fake-openai.ts';
+import type { TestServer } from '../../../test/harness.ts';
+import { startWidgetService, type WidgetService } from '../../../test/widget-service.ts';
 
 const SIZES = [
   { name: 'desktop', width: 1280, height: 800 },
@@ -48,6 +48,7 @@ const LONG_ANSWER = [
   ),
 ].join('\n\n');
 
+let service: WidgetService | undefined;
 let fake: FakeOpenAi;
 /** A loopback server standing for a tracker: the answers' media point at it, and it counts what it is asked. */
 let tracker: Server;
@@ -64,25 +65,12 @@ before(async () => {
   });
   await new Promise<void>((resolve) => tracker.listen(0, '127.0.0.1', resolve));
   trackerUrl = `http://127.0.0.1:${(tracker.address() as { port: number }).port}`;
-  fake = await startFakeOpenAi();
-  server = await startTestServer({ ...fakeEmbeddingsEnv(fake), ...fakeChatEnv(fake, 10_000) });
-  const { token } = await server.tenant();
-  const knowledgeBaseId = await createKnowledgeBase(server, token);
-  const job = await ingest(server, token, knowledgeBaseId, records);
-  assert.equal(job.status, 'completed', JSON.stringify(job));
-  const created = await server.request('POST', '/api/v2/experiences', {
-    token,
-    body: { name: 'parcels', knowledgeBaseIds: [knowledgeBaseId], settings: { llmProvider: 'openai', minScore: 0 }, actions },
-  });
-  assert.equal(created.status, 201, created.text);
-  experienceId = created.body.id;
-  browser = await launchBrowser();
+  service = await startWidgetService(records, { name: 'parcels', settings: { llmProvider: 'openai', minScore: 0 }, actions });
+  ({ fake, server, browser, experienceId } = service);
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
-  await fake?.close();
+  await service?.close();
   tracker?.closeAllConnections();
   await new Promise((resolve) => tracker?.close(resolve));
 });
@@ -190,6 +178,18 @@ for (const size of SIZES) {
       assert.equal(await page.locator('lore-chat .message.user').last().innerText(), followUps[0]);
       // That answer cites nothing, so it lists no source.
       assert.equal(await page.locator('lore-chat article.assistant').last().getByRole('list', { name: 'Sources' }).count(), 0);
+    });
+
+    test('adjacent citations "[1][2]" and a citation before a colon are linked and listed, as the service counts them; a reference definition is not', async () => {
+      const query = page.waitForResponse((response) => response.url().endsWith('/api/v2/query'));
+      fake.chat.replies = [{ answer: 'Print the return label from your order page [1][2]. It comes in two forms [3]: a PDF and a QR code.\n\n[4]: https://shop.example/help' }];
+      await ask(page, QUESTION);
+      const done = JSON.parse(/event: done\ndata: (.*)\n/.exec(await (await query).text())![1]!);
+      const expected = [1, 2, 3].map((number) => done.sources.find((source: { number: number }) => source.number === number));
+      const answer = page.locator('lore-chat article.assistant').last();
+      assert.deepEqual(await answer.getByRole('list', { name: 'Sources' }).getByRole('link').allInnerTexts(), expected.map((source) => source.title));
+      const citations = await answer.locator('.markdown a').evaluateAll((links) => links.map((link) => [link.textContent, link.getAttribute('href')]));
+      assert.deepEqual(citations, expected.map((source) => [`[${source.number}]`, source.url]));
     });
 
     test('images, SVG and other media quoted in an answer load nothing: an image is a link to it', async () => {

@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { crc32, deflateSync } from 'node:zlib';
 import type { BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
-import { fakeChatEnv, fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
-import { startTestServer, type TestServer } from '../../../test/harness.ts';
-import { createKnowledgeBase, ingest } from '../../../test/ingestion.ts';
+import type { TestBrowser } from '../../../test/browser.ts';
+import type { FakeOpenAi } from '../../../test/fake-openai.ts';
+import type { TestServer } from '../../../test/harness.ts';
 import { shopArticles } from '../../../test/query-experience.ts';
+import { startWidgetService, type WidgetService } from '../../../test/widget-service.ts';
 
 const SIZES = [
   { name: 'desktop', width: 1280, height: 800 },
@@ -51,6 +51,7 @@ function png(width: number, height: number): Buffer {
 }
 const PICTURE = png(900, 600);
 
+let service: WidgetService | undefined;
 let fake: FakeOpenAi;
 let server: TestServer;
 let browser: TestBrowser;
@@ -58,26 +59,11 @@ let token: string;
 let experienceId: string;
 
 before(async () => {
-  fake = await startFakeOpenAi();
-  server = await startTestServer({ ...fakeEmbeddingsEnv(fake), ...fakeChatEnv(fake, 10_000) });
-  ({ token } = await server.tenant());
-  const knowledgeBaseId = await createKnowledgeBase(server, token);
-  const job = await ingest(server, token, knowledgeBaseId, shopArticles);
-  assert.equal(job.status, 'completed', JSON.stringify(job));
-  const created = await server.request('POST', '/api/v2/experiences', {
-    token,
-    body: { name: 'shop', knowledgeBaseIds: [knowledgeBaseId], actions: [handoverAction], settings: { llmProvider: 'openai', minScore: 0, widget: widgetSettings } },
-  });
-  assert.equal(created.status, 201, created.text);
-  experienceId = created.body.id;
-  browser = await launchBrowser();
+  service = await startWidgetService(shopArticles, { name: 'shop', actions: [handoverAction], settings: { llmProvider: 'openai', minScore: 0, widget: widgetSettings } });
+  ({ fake, server, browser, token, experienceId } = service);
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await fake?.close();
-});
+after(() => service?.close());
 
 /** What the visitor's browser asked of the outside world (answered here: there is no network). */
 type Fetched = { url: string; referer: string | undefined };
@@ -327,15 +313,22 @@ for (const size of SIZES) {
     test('after a thumbs down the visitor may add a comment, which is stored with the rating', () =>
       visit(size, async ({ page }) => {
         await openPanel(page);
-        fake.chat.replies = [{ answer: 'Delivery takes 2 to 4 days [1].' }];
+        // An answer taller than the panel, so that the comment field opens at the bottom of the view.
+        const countries = ['Austria', 'Belgium', 'Denmark', 'Finland', 'France', 'Germany', 'Italy', 'Poland', 'Portugal', 'Spain', 'Sweden'];
+        fake.chat.replies = [{ answer: ['Delivery takes 2 to 4 days in Europe [1]:', ...countries.map((country, index) => `- ${country}: ${2 + (index % 3)} days`)].join('\n') }];
         await ask(page, 'How long does delivery take to Norway?');
         const answer = answers(page).last();
         const comment = answer.getByRole('textbox', { name: 'What was wrong? (optional)' });
         assert.equal(await comment.count(), 0, 'no comment field before a thumbs down');
         await answer.getByRole('button', { name: 'Not helpful' }).click();
         await comment.waitFor();
-        const text = 'Norway is not in the EU; the answer is about Europe in general.';
-        await comment.fill(text);
+        const text = 'Norway is not in the EU; the answer is about Europe in general, and Norway is not even in its list.';
+        await comment.pressSequentially(text);
+        // The field grows with the comment (up to six lines), so the visitor sees all of it.
+        const field = await comment.evaluate((element) => ({ scrollHeight: element.scrollHeight, clientHeight: element.clientHeight }));
+        assert.ok(field.scrollHeight <= field.clientHeight, `the whole comment is in view: ${JSON.stringify(field)}`);
+        const [grown, log] = [(await comment.boundingBox())!, (await page.locator('lore-chat .log').boundingBox())!];
+        assert.ok(grown.y >= log.y && grown.y + grown.height <= log.y + log.height, `the conversation follows the growing field: ${JSON.stringify({ grown, log })}`);
         const sent = page.waitForResponse((response) => response.url().endsWith('/feedback') && response.request().postDataJSON()?.comment !== undefined);
         await answer.getByRole('button', { name: 'Send' }).click();
         assert.equal((await sent).status(), 204);

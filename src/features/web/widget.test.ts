@@ -5,9 +5,6 @@
  * host-page CSS does not reach it. Also GET /widget.js and GET /demo over plain HTTP.
  */
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import Fastify from 'fastify';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
@@ -21,8 +18,6 @@ import type { App } from '../../core/http/app-types.ts';
 import { ErrorBodySchema } from '../../core/http/schemas.ts';
 import { serveBundle, servePage } from './bundles.ts';
 import { shopArticles } from '../../../test/query-experience.ts';
-
-const screenshotPath = fileURLToPath(new URL('../../../docs/images/widget.png', import.meta.url));
 
 const records = [
   ...shopArticles,
@@ -248,12 +243,6 @@ describe('the chat widget in Chromium', () => {
         ['How long does delivery take?', 'up'],
       ],
     );
-
-    // The README's picture of the widget, retaken with LORE_SCREENSHOTS=1 (a test run leaves the checkout clean).
-    if (process.env.LORE_SCREENSHOTS === '1') {
-      await mkdir(dirname(screenshotPath), { recursive: true });
-      await page.screenshot({ path: screenshotPath });
-    }
   });
 
   test('a reload shows the conversation and continues its session', async () => {
