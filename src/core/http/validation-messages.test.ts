@@ -282,10 +282,10 @@ describe(`validation messages over HTTP (${engine})`, () => {
     const listed = await server.request('GET', '/api/v2/sessions?user_id=ada&limit=0', { token });
     const message = assertExactError(listed, 400, '/v2/sessions', {
       errors: [
-        { path: 'querystring:/user_id', message: 'is not a known field (known fields: experienceId, userId, status, limit, offset)' },
+        { path: 'querystring:/user_id', message: 'is not a known field (known fields: experienceId, userId, status, feedback, unanswered, limit, offset)' },
         { path: 'querystring:/limit', message: 'must be at least 1' },
       ],
     });
-    assert.equal(message, 'Query parameter user_id is not a known field (known fields: experienceId, userId, status, limit, offset) (and 1 more problem).');
+    assert.equal(message, 'Query parameter user_id is not a known field (known fields: experienceId, userId, status, feedback, unanswered, limit, offset) (and 1 more problem).');
   });
 });
