@@ -5,12 +5,17 @@ import type { Db } from '../../core/db/db.ts';
 import { Poller } from '../../core/poller.ts';
 import { AppError } from '../../core/errors.ts';
 import { DatabaseUnavailableError } from '../../core/db/unavailable.ts';
+import { vacuumWhereDue } from '../../core/db/embedded-vacuum.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
 import { UnrecoverableJobError } from './job-errors.ts';
 import { processJob } from './process-job.ts';
 import { claimJob, completeJob, failJob, releaseJob, renewLease, type ClaimedJob } from './queue.ts';
 
-const ANALYZE_AFTER_RECORDS = 500;
+/**
+ * How often an idle worker on PGlite checks whether deletions made outside jobs (an entry, a
+ * knowledge base) left tables due for a vacuum: one statistics read a minute is nothing.
+ */
+const IDLE_TIDY_MS = 60_000;
 
 export type WorkerOptions = {
   leaseSeconds: number;
@@ -28,6 +33,7 @@ export class IngestionWorker {
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly poller: Poller;
+  private tidiedAt = 0;
 
   constructor(
     private readonly deps: { db: Db; embedder: EmbeddingProvider; log: Logger },
@@ -63,19 +69,28 @@ export class IngestionWorker {
     while (this.running) {
       const job = await this.poller.claim(() => claimJob(this.deps.db, this.id, this.options.leaseSeconds));
       if (job) await this.work(job);
-      else await this.poller.idle();
+      else {
+        if (performance.now() - this.tidiedAt > IDLE_TIDY_MS) await this.tidyUp();
+        await this.poller.idle();
+      }
     }
   }
 
   /**
-   * PGlite runs without autovacuum: after a large import its statistics are stale and full-text
-   * search slowed from 0.65 ms to 2.2 ms p50 in our measurements. ANALYZE refreshes them; a full
-   * VACUUM also walks the HNSW index and held PGlite's only thread for over 4 s after a 500-record
-   * job (bench:ingest), so it is left out. PostgreSQL's autovacuum does both by itself.
+   * PGlite runs without autovacuum: after a job, and now and then when idle, the bulk tables are
+   * vacuumed or analyzed where PostgreSQL's autovacuum would (embedded-vacuum.ts). PostgreSQL's
+   * autovacuum does this by itself.
    */
-  private async tidyUp(job: ClaimedJob): Promise<void> {
-    if (this.deps.db.engine !== 'pglite' || job.recordCount < ANALYZE_AFTER_RECORDS) return;
-    await this.deps.db.exec('ANALYZE chunks, entries').catch((error: unknown) => this.deps.log.warn({ err: error }, 'ANALYZE failed'));
+  private async tidyUp(): Promise<void> {
+    if (this.deps.db.engine !== 'pglite') return;
+    this.tidiedAt = performance.now();
+    const started = performance.now();
+    try {
+      const done = await vacuumWhereDue(this.deps.db);
+      if (done.vacuumed.length + done.analyzed.length > 0) this.deps.log.info({ ...done, ms: Math.round(performance.now() - started) }, 'tables vacuumed');
+    } catch (error) {
+      this.deps.log.warn({ err: error }, 'VACUUM failed');
+    }
   }
 
   private async work(job: ClaimedJob): Promise<void> {
@@ -109,7 +124,7 @@ export class IngestionWorker {
       if (ending === 'done') {
         await completeJob(db, job);
         jobLog.info({ ms: Math.round(performance.now() - started) }, 'ingestion job finished');
-        await this.tidyUp(job);
+        await this.tidyUp();
       } else if (!this.running) {
         await releaseJob(db, job);
         jobLog.info('ingestion job released at shutdown');
