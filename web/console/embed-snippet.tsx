@@ -1,6 +1,5 @@
 /** The one-line script tag a site pastes to embed an experience's widget (docs/widget.md), with Copy. */
-import { useState } from 'preact/hooks';
-import { copyText } from './clipboard.ts';
+import { CopyableText } from './clipboard.tsx';
 import type { Experience } from './types.ts';
 
 /** The tag for this console's own origin, which serves widget.js and the API the widget calls. */
@@ -9,20 +8,10 @@ export function embedSnippet(experienceId: string, origin = window.location.orig
 }
 
 export function EmbedSnippet({ experience }: { experience: Experience }) {
-  const [copied, setCopied] = useState<boolean>();
-  const [element, setElement] = useState<HTMLElement | null>(null);
   const snippet = embedSnippet(experience.id);
   return (
     <div class="embed" role="region" aria-label={`Embed code for ${experience.name}`}>
-      <p class="secret-row">
-        <code class="snippet" ref={setElement}>
-          {snippet}
-        </code>
-        <button type="button" onClick={async () => setCopied(await copyText(snippet, element))}>
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </p>
-      {copied === false ? <p class="muted">The browser refused to copy: the code is selected, copy it by hand.</p> : null}
+      <CopyableText text={snippet} kind="snippet" what="the code" />
       {experience.requireAuth ? (
         <p class="notice">
           This experience requires a token: add <code>data-token="…"</code> with a short-lived access token holding <code>query:execute</code>,

@@ -75,7 +75,7 @@ legend { padding: 0 4px; }
 .check { display: inline-flex; align-items: center; gap: 4px; }
 .secret-panel { border-color: var(--warn); }
 .secret-row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
-.secret { background: var(--bg); padding: 4px 8px; border-radius: 6px; overflow-wrap: anywhere; user-select: all; min-width: 0; }
+.secret, .snippet { background: var(--bg); padding: 4px 8px; border-radius: 6px; overflow-wrap: anywhere; user-select: all; min-width: 0; }
 .confirm { border-color: var(--bad); }
 .url, .facts dd, table.stack td { overflow-wrap: anywhere; }
 .webhook-actions { margin: 12px 0; }
@@ -100,7 +100,6 @@ textarea { font: inherit; padding: 5px 8px; border: 1px solid var(--line); borde
 .action-list { list-style: none; padding: 0; margin: 0 0 8px; display: grid; gap: 12px; }
 .action-item fieldset { display: grid; gap: 10px; min-width: 0; }
 .kb-picker .field-error { flex-basis: 100%; }
-.snippet { background: var(--bg); padding: 4px 8px; border-radius: 6px; overflow-wrap: anywhere; user-select: all; min-width: 0; }
 .kb-admin { margin: 0 0 12px; }
 .form-buttons { margin-left: 0; }
 @media (max-width: 720px) {

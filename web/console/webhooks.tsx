@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { copyText } from './clipboard.ts';
+import { CopyableText } from './clipboard.tsx';
 import { FormButtons } from './form-fields.tsx';
 import { navigate, useAction, useData } from './hooks.ts';
 import type { Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookEvent, WebhookWithSecret } from './types.ts';
@@ -21,23 +21,13 @@ const defaultEvents: WebhookEvent[] = ['job.completed', 'job.failed'];
 
 /** A signing secret, shown once (after create and after rotate), with a copy button. */
 function SecretPanel({ secret, onDone }: { secret: string; onDone: () => void }) {
-  const [copied, setCopied] = useState<boolean>();
-  const [element, setElement] = useState<HTMLElement | null>(null);
   return (
     <div class="notice secret-panel" role="region" aria-label="Signing secret">
       <p>
         <strong>Signing secret.</strong> Copy it now: <strong>you will not see it again</strong>. Receivers verify each delivery's{' '}
         <code>webhook-signature</code> with it (Standard Webhooks); a lost secret can only be rotated.
       </p>
-      <p class="secret-row">
-        <code class="secret" ref={setElement}>
-          {secret}
-        </code>
-        <button type="button" onClick={async () => setCopied(await copyText(secret, element))}>
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </p>
-      {copied === false ? <p class="muted">The browser refused to copy: the secret is selected, copy it by hand.</p> : null}
+      <CopyableText text={secret} kind="secret" what="the secret" />
       <button type="button" class="primary" onClick={onDone}>
         Done, hide it
       </button>
