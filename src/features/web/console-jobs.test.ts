@@ -114,6 +114,9 @@ describe(`console jobs and entries in Chromium (${engine})`, () => {
       const row = page.locator(`tr[data-job-id="${original.id}"]`);
       await waitForText(row.locator('.file-names'), `${viewport.name}-export.json`);
       await row.getByRole('link', { name: 'Details' }).click();
+      // The list (with a Retry button on every job that has failures) stays until the job page renders.
+      await page.waitForURL((url) => url.hash === `#/jobs/${original.id}`);
+      await page.locator('.facts').waitFor();
       const retry = page.getByRole('button', { name: 'Retry failed records (1)' });
       await retry.waitFor();
       await assertFits(page, 'a finished job with a failed record');
