@@ -45,6 +45,9 @@ function questions(): string[] {
     for (let rare = 8; rare < WORDS.length; rare += 3) list.push(`${WORDS[common]} ${WORDS[rare]}`);
   }
   for (let index = 0; index + 2 < WORDS.length; index += 4) list.push(`${WORDS[index]} ${WORDS[index + 1]} ${WORDS[WORDS.length - 1 - index]}`);
+  // Longer questions leave several lexemes outside the first summed set, whose candidates are
+  // completed (and dropped) one lexeme at a time.
+  for (let index = 8; index + 1 < WORDS.length; index += 3) list.push(`${WORDS[index]} ${WORDS[index + 1]} ${WORDS[1]} ${WORDS[3]} ${WORDS[5]} ${WORDS[0]}`);
   list.push(WORDS.slice(0, 6).join(' '), `${WORDS[0]} ${WORDS[1]}`, WORDS[WORDS.length - 1]!, 'nothing matches this');
   return list;
 }

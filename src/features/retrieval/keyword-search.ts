@@ -31,8 +31,9 @@ function toRanking(rows: ScoredRow[], frequenciesUnknown: boolean): KeywordRanki
  * the knowledge bases searched, times tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average)).
  * Lexemes are those of `keyword_document` (migration 006), as in the chunks.
  *
- * Without a filter, `keyword_top_k` (migration 007) finds the top `limit` by MaxScore, reading the
- * postings of the question's common lexemes only for the chunks that can still make the top. A
+ * Without a filter, `keyword_top_k` (migrations 007 and 011) finds the top `limit` by MaxScore,
+ * reading the postings of the question's common lexemes only for the chunks that can still make
+ * the top, one lexeme at a time, dropping after each those that no longer can. A
  * filter's entries are not known to the per-lexeme bounds, so a filtered search sums every posting
  * (`exhaustiveKeywordSearch`), which ranks the same.
  */
