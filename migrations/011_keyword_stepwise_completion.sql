@@ -57,8 +57,9 @@ BEGIN
     SELECT l.lexeme, l.df, l.max_impact, sum(l.df) OVER (ORDER BY l.df, l.lexeme) AS cumulative
     FROM (
       SELECT l.lexeme, sum(l.chunks)::float8 AS df, max(l.max_impact) AS max_impact
-      FROM (SELECT DISTINCT q.lexeme FROM unnest(keyword_document(p_query)) q) q
-      JOIN keyword_lexemes l ON l.workspace_id = p_workspace AND l.knowledge_base_id = ANY(p_knowledge_bases) AND l.lexeme = q.lexeme
+      FROM unnest(p_knowledge_bases) b(id)
+      CROSS JOIN (SELECT DISTINCT q.lexeme FROM unnest(keyword_document(p_query)) q) q
+      JOIN keyword_lexemes l ON l.workspace_id = p_workspace AND l.knowledge_base_id = b.id AND l.lexeme = q.lexeme
       GROUP BY l.lexeme
       HAVING sum(l.chunks) > 0
     ) l
@@ -77,11 +78,16 @@ BEGIN
 
   LOOP
     SELECT coalesce(sum(b), 0) INTO rest FROM unnest(bounds[split + 1:lexeme_count]) b;
+    -- Knowledge bases and lexemes both come from arrays joined by equality, so that the only
+    -- good plan is a key lookup per pair. With `knowledge_base_id = ANY(...)` a knowledge base
+    -- newer than the table's statistics (estimated at one posting) had all its postings scanned:
+    -- 110-300 ms for a 5,000-chunk knowledge base among 3.7 million postings, against 2 ms.
     WITH partial AS MATERIALIZED (
       SELECT p.chunk_id, p.knowledge_base_id,
         sum(w.idf * keyword_term_weight(p.frequency, p.chunk_length, average_length)) AS score
-      FROM unnest(lexemes[1:split], idfs[1:split]) w(lexeme, idf)
-      JOIN keyword_postings p ON p.workspace_id = p_workspace AND p.knowledge_base_id = ANY(p_knowledge_bases) AND p.lexeme = w.lexeme
+      FROM unnest(p_knowledge_bases) b(id)
+      CROSS JOIN unnest(lexemes[1:split], idfs[1:split]) w(lexeme, idf)
+      JOIN keyword_postings p ON p.workspace_id = p_workspace AND p.knowledge_base_id = b.id AND p.lexeme = w.lexeme
       GROUP BY p.chunk_id, p.knowledge_base_id
     ),
     threshold AS (

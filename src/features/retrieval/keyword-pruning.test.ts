@@ -109,6 +109,46 @@ describe(`pruned keyword ranking equals exhaustive BM25 (${engine})`, () => {
     await assertSameRankings([first, second]);
   });
 
+  test('a knowledge base newer than the planner statistics is searched by key lookups, not by reading all its postings', async () => {
+    const db = server.context.db;
+    const older = await createKnowledgeBase(server, token);
+    await ingest(server, token, older, corpus('older', 200, 13));
+    await db.query('ANALYZE keyword_postings');
+    await db.query('ANALYZE keyword_lexemes');
+    const newer = await createKnowledgeBase(server, token);
+    await ingest(server, token, newer, corpus('newer', 200, 17));
+
+    const query = `${WORDS[20]} ${WORDS[24]}`;
+    const indexReads = async () => {
+      const { rows } = await db.query<{ reads: string }>(
+        "SELECT idx_tup_read AS reads FROM pg_stat_user_indexes WHERE indexrelname = 'keyword_postings_pkey' AND schemaname = current_schema()",
+      );
+      return Number(rows[0]!.reads);
+    };
+    // Statistics reach the shared counters when the session that counted them goes idle.
+    await db.query('SELECT pg_stat_force_next_flush()');
+    const before = await indexReads();
+    const found = await db.transaction(async (tx) => {
+      const ranking = await keywordSearch(tx, { workspaceId, knowledgeBaseIds: [newer], query, topK: 10, mode: 'keyword' }, 10);
+      await tx.query('SELECT pg_stat_force_next_flush()');
+      return ranking;
+    });
+    let after = await indexReads();
+    for (const deadline = Date.now() + 5000; after === before && Date.now() < deadline; after = await indexReads()) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const counts = await db.query<{ question: number; all: number }>(
+      `SELECT count(*) FILTER (WHERE lexeme = ANY(ARRAY(SELECT t.lexeme FROM unnest(keyword_document($2)) t)))::int AS question, count(*)::int AS "all"
+       FROM keyword_postings WHERE workspace_id = $3 AND knowledge_base_id = $1`,
+      [newer, query, workspaceId],
+    );
+    const { question, all } = counts.rows[0]!;
+    assert.ok(found.ranking.length > 0 && question > 0 && all > 10 * question, JSON.stringify({ question, all }));
+    // The question's postings, and a lookup per candidate and lexeme at most: far fewer than all.
+    assert.ok(after > before, 'the search was counted');
+    assert.ok(after - before <= 3 * question, `${after - before} index entries read for ${question} postings of the question's lexemes (${all} in the knowledge base)`);
+  });
+
   test('the per-lexeme statistics equal a recount, and their bounds hold every posting; a deleted knowledge base leaves none', async () => {
     const kb = await createKnowledgeBase(server, token);
     const records = corpus('stat', 80, 5);

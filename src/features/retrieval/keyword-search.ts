@@ -60,10 +60,12 @@ export async function exhaustiveKeywordSearch(db: Queryable, input: RetrieveInpu
        SELECT greatest(sum(chunks), 1)::float8 AS chunks, greatest(sum(tokens), 1)::float8 / greatest(sum(chunks), 1) AS average_length
        FROM keyword_totals WHERE workspace_id = $1 AND knowledge_base_id = ANY($2::uuid[])
      ),
+     -- A key lookup per knowledge base and lexeme, joined by equality: with \`= ANY\` on both, a
+     -- knowledge base newer than the table's statistics had all its postings scanned (migration 011).
      postings AS MATERIALIZED (
        SELECT p.chunk_id, p.lexeme, p.frequency, p.chunk_length
-       FROM keyword_postings p
-       WHERE p.workspace_id = $1 AND p.knowledge_base_id = ANY($2::uuid[]) AND p.lexeme = ANY(ARRAY(SELECT lexeme FROM terms))
+       FROM unnest($2::uuid[]) b(id) CROSS JOIN terms t
+       JOIN keyword_postings p ON p.workspace_id = $1 AND p.knowledge_base_id = b.id AND p.lexeme = t.lexeme
      ),
      frequencies AS (SELECT lexeme, count(*) AS df FROM postings GROUP BY lexeme),
      weights AS (

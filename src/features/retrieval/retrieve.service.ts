@@ -157,8 +157,8 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
   if (documentFrequencies) values.push(JSON.stringify(documentFrequencies));
   const documentFrequency = documentFrequencies
     ? `SELECT coalesce(($${values.length}::jsonb ->> terms.lexeme)::float8, 0) AS df`
-    : `SELECT count(*) AS df FROM keyword_postings p
-         WHERE p.workspace_id = $1 AND p.knowledge_base_id = ANY($4::uuid[]) AND p.lexeme = terms.lexeme`;
+    : `SELECT count(*) AS df FROM unnest($4::uuid[]) b(id)
+         JOIN keyword_postings p ON p.workspace_id = $1 AND p.knowledge_base_id = b.id AND p.lexeme = terms.lexeme`;
   const { rows } = await db.query<{
     id: string;
     entry_id: string;
