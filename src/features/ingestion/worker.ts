@@ -84,10 +84,9 @@ export class IngestionWorker {
   private async tidyUp(): Promise<void> {
     if (this.deps.db.engine !== 'pglite') return;
     this.tidiedAt = performance.now();
-    const started = performance.now();
     try {
       const done = await vacuumWhereDue(this.deps.db);
-      if (done.vacuumed.length + done.analyzed.length > 0) this.deps.log.info({ ...done, ms: Math.round(performance.now() - started) }, 'tables vacuumed');
+      if (done.vacuumed.length + done.analyzed.length > 0) this.deps.log.info({ ...done, ms: Math.round(performance.now() - this.tidiedAt) }, 'tables vacuumed');
     } catch (error) {
       this.deps.log.warn({ err: error }, 'VACUUM failed');
     }

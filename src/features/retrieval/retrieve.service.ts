@@ -152,13 +152,14 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
     ? `CASE WHEN c.embedding_dimension = ${query.dimension} THEN 1 - (${distanceTo(query, 5)}) END`
     : 'NULL::float8';
   const values: unknown[] = [input.workspaceId, ranked.map((item) => item.id), input.query, input.knowledgeBaseIds, ...(query ? [query.literal] : [])];
-  // The keyword search counted the postings of the question's lexemes already; only a vector
-  // search (or a filter that left no keyword hit) leaves them to count here.
+  // The keyword search read the question's document frequencies already; only a vector search
+  // (or a filter that left no keyword hit) leaves them to read here, from the per-lexeme counts
+  // the chunk triggers keep (migration 007: at most 16 rows per lexeme, not one per posting).
   if (documentFrequencies) values.push(JSON.stringify(documentFrequencies));
   const documentFrequency = documentFrequencies
     ? `SELECT coalesce(($${values.length}::jsonb ->> terms.lexeme)::float8, 0) AS df`
-    : `SELECT count(*) AS df FROM unnest($4::uuid[]) b(id)
-         JOIN keyword_postings p ON p.workspace_id = $1 AND p.knowledge_base_id = b.id AND p.lexeme = terms.lexeme`;
+    : `SELECT coalesce(sum(l.chunks), 0)::float8 AS df FROM unnest($4::uuid[]) b(id)
+         JOIN keyword_lexemes l ON l.workspace_id = $1 AND l.knowledge_base_id = b.id AND l.lexeme = terms.lexeme`;
   const { rows } = await db.query<{
     id: string;
     entry_id: string;
