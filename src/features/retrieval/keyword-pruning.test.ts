@@ -4,6 +4,7 @@ import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../te
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, ingest, type GenericRecord } from '../../../test/ingestion.ts';
 import { exhaustiveKeywordSearch, keywordSearch } from './keyword-search.ts';
+import { PostingLists, roundLikePostgres } from './posting-lists.ts';
 
 // Words of the corpus, most frequent first: a document draws word i with probability about
 // 1 / (i + 1), so the first few are in most documents (common, low idf) and the last in a few.
@@ -68,13 +69,16 @@ describe(`pruned keyword ranking equals exhaustive BM25 (${engine})`, () => {
     await fake.close();
   });
 
-  /** Compares the top k of both for every question and k; returns how many rankings were compared. */
-  async function assertSameRankings(knowledgeBaseIds: string[]): Promise<number> {
+  /**
+   * Compares the top k of both (the pruned search from posting lists in memory when `lists` is
+   * given) for every question and k; returns how many rankings were compared.
+   */
+  async function assertSameRankings(knowledgeBaseIds: string[], lists?: PostingLists): Promise<number> {
     let compared = 0;
     for (const query of questions()) {
       for (const k of [1, 10, 50]) {
         const input = { workspaceId, knowledgeBaseIds, query, topK: k, mode: 'keyword' as const };
-        const pruned = await keywordSearch(server.context.db, input, k);
+        const pruned = await keywordSearch(server.context.db, input, k, lists);
         const exhaustive = await exhaustiveKeywordSearch(server.context.db, input, k);
         assert.deepEqual(pruned.ranking, exhaustive.ranking, `"${query}", top ${k}`);
         assert.deepEqual(pruned.documentFrequencies, exhaustive.documentFrequencies, `"${query}": document frequencies`);
@@ -107,6 +111,67 @@ describe(`pruned keyword ranking equals exhaustive BM25 (${engine})`, () => {
     assert.equal(job.result.entriesDeleted, 60);
     await assertSameRankings([first]);
     await assertSameRankings([first, second]);
+  });
+
+  test('posting lists in memory rank as exhaustive BM25 while their versions match, and a list changed since is not used', async () => {
+    const db = server.context.db;
+    const first = await createKnowledgeBase(server, token);
+    const second = await createKnowledgeBase(server, token);
+    const records = corpus('kept', 240, 19);
+    await ingest(server, token, first, records);
+    await ingest(server, token, second, corpus('beside', 60, 23));
+    const lists = new PostingLists();
+    const loadAll = async () => {
+      const { rows } = await db.query<{ knowledgeBaseId: string; lexeme: string }>(
+        'SELECT DISTINCT knowledge_base_id AS "knowledgeBaseId", lexeme FROM keyword_lexemes WHERE workspace_id = $1 AND knowledge_base_id = ANY($2::uuid[])',
+        [workspaceId, [first, second]],
+      );
+      await lists.load(db, workspaceId, rows);
+    };
+
+    // A question whose lists are not held goes to the database and has them loaded meanwhile.
+    const question = { workspaceId, knowledgeBaseIds: [first], query: `${WORDS[0]} ${WORDS[20]}`, topK: 10, mode: 'keyword' as const };
+    assert.deepEqual(await keywordSearch(db, question, 10, lists), await exhaustiveKeywordSearch(db, question, 10));
+    assert.deepEqual(lists.counts, { hits: 0, misses: 1 });
+    await lists.settled();
+    assert.deepEqual(await keywordSearch(db, question, 10, lists), await exhaustiveKeywordSearch(db, question, 10));
+    assert.deepEqual(lists.counts, { hits: 1, misses: 1 });
+
+    await loadAll();
+    const asked = questions().filter((query) => query !== 'nothing matches this').length * 3;
+    let counts = { ...lists.counts };
+    await assertSameRankings([first], lists);
+    await assertSameRankings([first, second], lists);
+    assert.deepEqual(lists.counts, { hits: counts.hits + 2 * asked, misses: counts.misses }, 'every question was ranked from memory');
+
+    // Updates and deletions change the versions of the lists they touch: those questions go to
+    // the database (a stale list would rank the deleted chunks), until the lists are loaded again.
+    const next = random(29);
+    const updated = records.slice(0, 40).map((record) => ({ ...record, content: `${record.content} ${WORDS[29]} ${WORDS[Math.floor(next() * WORDS.length)]}` }));
+    const deleted = records.slice(40, 100).map((record) => ({ id: record.id, deleted: true }));
+    await ingest(server, token, first, [...updated, ...deleted]);
+    await lists.settled();
+    counts = { ...lists.counts };
+    assert.deepEqual(await keywordSearch(db, question, 10, lists), await exhaustiveKeywordSearch(db, question, 10));
+    assert.deepEqual(lists.counts, { hits: counts.hits, misses: counts.misses + 1 }, 'the changed lists were not used');
+    await assertSameRankings([first], lists);
+    await lists.settled();
+    await loadAll();
+    counts = { ...lists.counts };
+    await assertSameRankings([first], lists);
+    await assertSameRankings([first, second], lists);
+    assert.deepEqual(lists.counts, { hits: counts.hits + 2 * asked, misses: counts.misses });
+  });
+
+  test('scores are rounded to 9 decimals as PostgreSQL rounds a float8 through numeric', async () => {
+    const next = random(31);
+    const values = [1.2345678905, 0.0000000005, 12.3456789015, 7.0000000004999, 0.1 + 0.2, 1e-12, 3.999999999999999, 123.456789012345];
+    for (let index = 0; index < 500; index += 1) values.push(next() * 40, next() / 1000, Math.round(next() * 1e10) / 1e10 + 5e-10);
+    const { rows } = await server.context.db.query<{ rounded: number }>(
+      'SELECT round(v::numeric, 9)::float8 AS rounded FROM unnest($1::float8[]) WITH ORDINALITY u(v, i) ORDER BY i',
+      [values],
+    );
+    assert.deepEqual(values.map(roundLikePostgres), rows.map((row) => Number(row.rounded)));
   });
 
   test('a knowledge base newer than the planner statistics is searched by key lookups, not by reading all its postings', async () => {

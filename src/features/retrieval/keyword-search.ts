@@ -1,4 +1,5 @@
 import type { Queryable } from '../../core/db/db.ts';
+import type { ListKey, PostingLists } from './posting-lists.ts';
 import { filterClause, hasFilter, type Ranked, type RetrieveInput } from './retrieve-input.ts';
 
 // BM25 parameters, chosen on SciFact's train split (bench/README.md, "Retrieval quality on
@@ -31,19 +32,67 @@ function toRanking(rows: ScoredRow[], frequenciesUnknown: boolean): KeywordRanki
  * the knowledge bases searched, times tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average)).
  * Lexemes are those of `keyword_document` (migration 006), as in the chunks.
  *
- * Without a filter, `keyword_top_k` (migrations 007 and 011) finds the top `limit` by MaxScore,
- * reading the postings of the question's common lexemes only for the chunks that can still make
- * the top, one lexeme at a time, dropping after each those that no longer can. A
- * filter's entries are not known to the per-lexeme bounds, so a filtered search sums every posting
- * (`exhaustiveKeywordSearch`), which ranks the same.
+ * With `lists`, the question's posting lists are scored in this process when it holds every one
+ * of them at the version the database reports (`PostingLists`); the lists it lacks are loaded in
+ * the background for the next questions. Otherwise, without a filter, `keyword_top_k` (migrations
+ * 007 and 011) finds the top `limit` by MaxScore, reading the postings of the question's common
+ * lexemes only for the chunks that can still make the top, one lexeme at a time, dropping after
+ * each those that no longer can. A filter's entries are not known to the per-lexeme bounds, so a
+ * filtered search sums every posting (`exhaustiveKeywordSearch`), which ranks the same.
  */
-export async function keywordSearch(db: Queryable, input: RetrieveInput, limit: number): Promise<KeywordRanking> {
+export async function keywordSearch(db: Queryable, input: RetrieveInput, limit: number, lists?: PostingLists): Promise<KeywordRanking> {
   if (hasFilter(input.filter)) return exhaustiveKeywordSearch(db, input, limit);
+  if (lists) {
+    const found = await rankFromMemory(db, input, limit, lists);
+    if (found) return found;
+  }
   const { rows } = await db.query<ScoredRow>(
     'SELECT chunk_id AS id, score, document_frequencies AS frequencies FROM keyword_top_k($1, $2::uuid[], $3, $4)',
     [input.workspaceId, input.knowledgeBaseIds, input.query, limit],
   );
   return toRanking(rows, false);
+}
+
+/**
+ * The ranking from the lists in memory, or undefined (and the missing lists loading) when any
+ * list of the question is not held at the database's version. One statement reads the versions
+ * with what `keyword_top_k` reads first: N and the average length, and each lexeme's df and idf.
+ */
+async function rankFromMemory(db: Queryable, input: RetrieveInput, limit: number, lists: PostingLists): Promise<KeywordRanking | undefined> {
+  const { rows } = await db.query<{ knowledge_base_id: string; lexeme: string; postings: number; version: string; df: number; idf: number; average_length: number }>(
+    `WITH totals AS (
+       SELECT greatest(sum(chunks), 1)::float8 AS chunks, greatest(sum(tokens), 1)::float8 / greatest(sum(chunks), 1) AS average_length
+       FROM keyword_totals WHERE workspace_id = $1 AND knowledge_base_id = ANY($2::uuid[])
+     ),
+     lists AS (
+       SELECT l.knowledge_base_id, l.lexeme, sum(l.chunks)::float8 AS postings, sum(l.changes)::text AS version
+       FROM unnest($2::uuid[]) b(id)
+       CROSS JOIN (SELECT DISTINCT q.lexeme FROM unnest(keyword_document($3)) q) q
+       JOIN keyword_lexemes l ON l.workspace_id = $1 AND l.knowledge_base_id = b.id AND l.lexeme = q.lexeme
+       GROUP BY l.knowledge_base_id, l.lexeme
+       HAVING sum(l.chunks) > 0
+     ),
+     terms AS (SELECT lexeme, sum(postings) AS df FROM lists GROUP BY lexeme)
+     SELECT l.knowledge_base_id, l.lexeme, l.postings, l.version, t.df,
+       ln(1 + (totals.chunks - t.df + 0.5) / (t.df + 0.5)) AS idf, totals.average_length
+     FROM lists l JOIN terms t ON t.lexeme = l.lexeme CROSS JOIN totals`,
+    [input.workspaceId, input.knowledgeBaseIds, input.query],
+  );
+  if (rows.length === 0) return { ranking: [], documentFrequencies: {} };
+  const keys: ListKey[] = rows.map((row) => ({ knowledgeBaseId: row.knowledge_base_id, lexeme: row.lexeme, version: row.version, postings: Number(row.postings) }));
+  const found = lists.lookup(input.workspaceId, keys);
+  if (!found) {
+    lists.loadInBackground(db, input.workspaceId, keys);
+    return undefined;
+  }
+  return {
+    ranking: lists.topK(
+      found.map((list, index) => ({ list, idf: Number(rows[index]!.idf) })),
+      Number(rows[0]!.average_length),
+      limit,
+    ),
+    documentFrequencies: Object.fromEntries(rows.map((row) => [row.lexeme, Number(row.df)])),
+  };
 }
 
 /**

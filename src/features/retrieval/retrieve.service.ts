@@ -1,6 +1,7 @@
 import type { Db, Queryable } from '../../core/db/db.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
 import { keywordSearch } from './keyword-search.ts';
+import { postingListsOf } from './posting-lists.ts';
 import { filterClause, type Ranked, type RetrieveInput } from './retrieve-input.ts';
 
 export type { RetrieveFilter, RetrieveInput, RetrieveMode } from './retrieve-input.ts';
@@ -131,7 +132,7 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
   const query = input.mode === 'keyword' ? undefined : await queryVector(db, input, embedder);
   const [vector, { ranking: keyword, documentFrequencies }] = await Promise.all([
     vectorSearch(db, input, query, candidates),
-    input.mode === 'vector' ? { ranking: [], documentFrequencies: undefined } : keywordSearch(db, input, candidates),
+    input.mode === 'vector' ? { ranking: [], documentFrequencies: undefined } : keywordSearch(db, input, candidates, postingListsOf(db)),
   ]);
   const ranked = (
     input.mode === 'hybrid'

@@ -1,0 +1,246 @@
+import type { Db, Queryable } from '../../core/db/db.ts';
+import type { Ranked } from './retrieve-input.ts';
+
+/**
+ * A lexeme's postings in one knowledge base as the database held them when `keyword_lexemes`
+ * summed its changes to `version` (migration 013): chunks as numbers of this cache's chunk table.
+ */
+type PostingList = { version: string; chunks: Int32Array; frequencies: Int32Array; lengths: Int32Array };
+
+/** A (knowledge base, lexeme) a question needs, at the version and size the database reports. */
+export type ListKey = { knowledgeBaseId: string; lexeme: string; version: string; postings: number };
+
+/** A lexeme's list with the idf it weighs with in this question. */
+export type WeightedList = { list: PostingList; idf: number };
+
+// Memory: 12 bytes a posting in typed arrays, and about 80 a chunk id (a 36-character string and
+// its map entry). 4 million postings are every list of about 40 questions' lexemes in the
+// 100,000-chunk help centre of bench:query twice over (its 200 questions need 1.1 million), about
+// 48 MB; 500,000 chunk ids about 40 MB.
+const MAX_POSTINGS = 4_000_000;
+const MAX_CHUNK_IDS = 500_000;
+// A list is loaded again at most once a second: while a job writes a common lexeme, its version
+// changes with every batch, and each load of a 26,000-posting list costs about 15 ms of database.
+const RELOAD_INTERVAL_MS = 1000;
+const UUID_LENGTH = 36;
+
+/**
+ * Posting lists of the lexemes questions ask for, kept in this process and checked against the
+ * database's version of each list on every question, so a list is used only while it is exactly
+ * the database's. Scoring a question from memory costs about a microsecond per 100 postings,
+ * where `keyword_top_k` pays 2-4 µs per candidate chunk and lexeme in the executor.
+ */
+export class PostingLists {
+  private readonly lists = new Map<string, PostingList>();
+  private readonly chunkIds: string[] = [];
+  private readonly chunkNumbers = new Map<string, number>();
+  private readonly lastLoad = new Map<string, number>();
+  private postings = 0;
+  private scores = new Float64Array(1024);
+  private seen = new Uint8Array(1024);
+  private loading: Promise<void> | undefined;
+  /** Questions answered from memory, and those that had to go to the database. */
+  readonly counts = { hits: 0, misses: 0 };
+
+  /** The lists of every key at its version, or undefined when any is not held at it. */
+  lookup(workspaceId: string, keys: ListKey[]): PostingList[] | undefined {
+    const found: PostingList[] = [];
+    for (const key of keys) {
+      const name = listName(workspaceId, key);
+      const list = this.lists.get(name);
+      if (!list || list.version !== key.version) {
+        this.counts.misses += 1;
+        return undefined;
+      }
+      // Most recently used last: eviction takes the first.
+      this.lists.delete(name);
+      this.lists.set(name, list);
+      found.push(list);
+    }
+    this.counts.hits += 1;
+    return found;
+  }
+
+  /**
+   * Loads the keys not held at their version, in the background: one load at a time per process,
+   * each list at most once a second, none larger than a quarter of the budget.
+   */
+  loadInBackground(db: Queryable, workspaceId: string, keys: ListKey[]): void {
+    if (this.loading) return;
+    const now = Date.now();
+    const wanted = keys.filter((key) => {
+      const name = listName(workspaceId, key);
+      if (this.lists.get(name)?.version === key.version || key.postings > MAX_POSTINGS / 4) return false;
+      return now - (this.lastLoad.get(name) ?? 0) >= RELOAD_INTERVAL_MS;
+    });
+    if (wanted.length === 0) return;
+    if (this.lastLoad.size > 100_000) this.lastLoad.clear();
+    for (const key of wanted) this.lastLoad.set(listName(workspaceId, key), now);
+    // A failed load (the database gone, say) leaves the lists as they were; questions go on
+    // being answered by the database, which reports its own failure.
+    this.loading = this.load(db, workspaceId, wanted)
+      .catch(() => undefined)
+      .finally(() => (this.loading = undefined));
+  }
+
+  /** Resolves when no background load is running. */
+  async settled(): Promise<void> {
+    await this.loading;
+  }
+
+  /**
+   * Reads the lists of the keys with their versions in one statement (one snapshot, so each list
+   * is the one its version counts) and keeps them.
+   */
+  async load(db: Queryable, workspaceId: string, keys: Pick<ListKey, 'knowledgeBaseId' | 'lexeme'>[]): Promise<void> {
+    const { rows } = await db.query<{ knowledge_base_id: string; lexeme: string; version: string | null; ids: string | null; counts: Uint8Array | null }>(
+      `SELECT k.id AS knowledge_base_id, k.lexeme, v.version, p.ids, p.counts
+       FROM unnest($2::uuid[], $3::text[]) k(id, lexeme)
+       CROSS JOIN LATERAL (
+         SELECT sum(l.changes)::text AS version FROM keyword_lexemes l
+         WHERE l.workspace_id = $1 AND l.knowledge_base_id = k.id AND l.lexeme = k.lexeme
+       ) v
+       CROSS JOIN LATERAL (
+         SELECT string_agg(p.chunk_id::text, '') AS ids, string_agg(int4send(p.frequency) || int4send(p.chunk_length), ''::bytea) AS counts
+         FROM keyword_postings p WHERE p.workspace_id = $1 AND p.knowledge_base_id = k.id AND p.lexeme = k.lexeme
+       ) p`,
+      [workspaceId, keys.map((key) => key.knowledgeBaseId), keys.map((key) => key.lexeme)],
+    );
+    for (const row of rows) {
+      if (row.version === null) continue;
+      const ids = row.ids ?? '';
+      const size = ids.length / UUID_LENGTH;
+      if (this.chunkIds.length + size > MAX_CHUNK_IDS) this.clear();
+      if (size > MAX_POSTINGS / 4 || this.chunkIds.length + size > MAX_CHUNK_IDS) continue;
+      const counts = row.counts ?? new Uint8Array(0);
+      const view = new DataView(counts.buffer, counts.byteOffset, counts.byteLength);
+      const list: PostingList = { version: row.version, chunks: new Int32Array(size), frequencies: new Int32Array(size), lengths: new Int32Array(size) };
+      for (let index = 0; index < size; index += 1) {
+        list.chunks[index] = this.chunkNumber(ids.slice(index * UUID_LENGTH, (index + 1) * UUID_LENGTH));
+        list.frequencies[index] = view.getInt32(index * 8);
+        list.lengths[index] = view.getInt32(index * 8 + 4);
+      }
+      this.keep(listName(workspaceId, { knowledgeBaseId: row.knowledge_base_id, lexeme: row.lexeme }), list);
+    }
+  }
+
+  /**
+   * The top k chunks by BM25 over the lists, as `keyword_top_k` ranks them: per posting idf ×
+   * `keyword_term_weight` (migration 007), summed per chunk, rounded to 9 decimals the way
+   * PostgreSQL rounds a float8 through numeric, ties by chunk id.
+   */
+  topK(weighted: WeightedList[], averageLength: number, k: number): Ranked {
+    if (this.scores.length < this.chunkIds.length) {
+      this.scores = new Float64Array(this.chunkIds.length * 2);
+      this.seen = new Uint8Array(this.chunkIds.length * 2);
+    }
+    const { scores, seen } = this;
+    const touched: number[] = [];
+    for (const { list, idf } of weighted) {
+      const { chunks, frequencies, lengths } = list;
+      for (let index = 0; index < chunks.length; index += 1) {
+        const chunk = chunks[index]!;
+        const frequency = frequencies[index]!;
+        if (seen[chunk] === 0) {
+          seen[chunk] = 1;
+          touched.push(chunk);
+        }
+        scores[chunk]! += idf * ((frequency * 1.9) / (frequency + 0.9 * (0.6 + (0.4 * lengths[index]!) / averageLength)));
+      }
+    }
+    // The k-th best raw score; rounding moves a score by less than 1e-8 here, so only chunks
+    // within that of it can still tie or overtake once rounded.
+    const floor = kthLargest(touched.map((chunk) => scores[chunk]!), k) - 1e-8;
+    const ranked = touched
+      .filter((chunk) => scores[chunk]! >= floor)
+      .map((chunk) => ({ id: this.chunkIds[chunk]!, score: roundLikePostgres(scores[chunk]!) }))
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, k);
+    for (const chunk of touched) scores[chunk] = seen[chunk] = 0;
+    return ranked;
+  }
+
+  private chunkNumber(id: string): number {
+    let number = this.chunkNumbers.get(id);
+    if (number === undefined) {
+      number = this.chunkIds.push(id) - 1;
+      this.chunkNumbers.set(id, number);
+    }
+    return number;
+  }
+
+  private keep(name: string, list: PostingList): void {
+    const previous = this.lists.get(name);
+    if (previous) this.postings -= previous.chunks.length;
+    this.lists.delete(name);
+    this.lists.set(name, list);
+    this.postings += list.chunks.length;
+    for (const [oldest, evicted] of this.lists) {
+      if (this.postings <= MAX_POSTINGS) break;
+      this.lists.delete(oldest);
+      this.postings -= evicted.chunks.length;
+    }
+  }
+
+  /** Forgets every list and chunk id: the chunk table only grows otherwise (deleted chunks stay in it). */
+  private clear(): void {
+    this.lists.clear();
+    this.chunkIds.length = 0;
+    this.chunkNumbers.clear();
+    this.postings = 0;
+  }
+}
+
+function listName(workspaceId: string, key: Pick<ListKey, 'knowledgeBaseId' | 'lexeme'>): string {
+  return `${workspaceId}/${key.knowledgeBaseId}/${key.lexeme}`;
+}
+
+/** The k-th largest of the values (the smallest when there are fewer than k), by a min-heap of k. */
+function kthLargest(values: number[], k: number): number {
+  if (values.length <= k) return Math.min(...values, Infinity);
+  const heap = values.slice(0, k).sort((a, b) => a - b);
+  // A sorted array is a min-heap; sift each larger value down from the root.
+  for (let index = k; index < values.length; index += 1) {
+    const value = values[index]!;
+    if (value <= heap[0]!) continue;
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= k) break;
+      const child = left + 1 < k && heap[left + 1]! < heap[left]! ? left + 1 : left;
+      if (heap[child]! >= value) break;
+      heap[at] = heap[child]!;
+      at = child;
+    }
+    heap[at] = value;
+  }
+  return heap[0]!;
+}
+
+/**
+ * `round(x::numeric, 9)::float8` as PostgreSQL computes it: the float8 becomes a numeric of 15
+ * significant digits (DBL_DIG), which is rounded half away from zero to 9 decimals.
+ */
+export function roundLikePostgres(value: number): number {
+  const [mantissa, exponentText] = value.toExponential(14).split('e') as [string, string];
+  const negative = mantissa.startsWith('-');
+  const digits = BigInt(mantissa.replace(/[-.]/g, ''));
+  // value = digits × 10^(exponent − 14); in units of 1e-9 that is digits × 10^(exponent − 5).
+  const shift = Number(exponentText) - 5;
+  let units: bigint;
+  if (shift >= 0) units = digits * 10n ** BigInt(shift);
+  else {
+    const divisor = 10n ** BigInt(-shift);
+    units = digits / divisor + (2n * (digits % divisor) >= divisor ? 1n : 0n);
+  }
+  return Number(`${negative ? '-' : ''}${units}e-9`);
+}
+
+const perDatabase = new WeakMap<Db, PostingLists>();
+
+/** The posting lists this process keeps for a database. */
+export function postingListsOf(db: Db): PostingLists {
+  let lists = perDatabase.get(db);
+  if (!lists) perDatabase.set(db, (lists = new PostingLists()));
+  return lists;
+}
