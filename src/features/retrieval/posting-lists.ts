@@ -5,7 +5,14 @@ import type { Ranked } from './retrieve-input.ts';
  * A lexeme's postings in one knowledge base as the database held them when `keyword_lexemes`
  * summed its changes to `version` (migration 013): chunks as numbers of this cache's chunk table.
  */
-type PostingList = { version: string; chunks: Int32Array; frequencies: Int32Array; lengths: Int32Array };
+type PostingList = {
+  version: string;
+  chunks: Int32Array;
+  frequencies: Uint16Array;
+  lengths: Uint16Array;
+  /** Each posting's `keyword_term_weight` under `averageLength`, computed when first needed. */
+  weights?: { averageLength: number; values: Float64Array };
+};
 
 /** A (knowledge base, lexeme) a question needs, at the version and size the database reports. */
 export type ListKey = { knowledgeBaseId: string; lexeme: string; version: string; postings: number };
@@ -13,10 +20,10 @@ export type ListKey = { knowledgeBaseId: string; lexeme: string; version: string
 /** A lexeme's list with the idf it weighs with in this question. */
 export type WeightedList = { list: PostingList; idf: number };
 
-// Memory: 12 bytes a posting in typed arrays, and about 80 a chunk id (a 36-character string and
-// its map entry). 4 million postings are every list of about 40 questions' lexemes in the
-// 100,000-chunk help centre of bench:query twice over (its 200 questions need 1.1 million), about
-// 48 MB; 500,000 chunk ids about 40 MB.
+// Memory: 16 bytes a posting (24 once its weights are computed) in typed arrays, and about 80 a chunk id (a 36-character string and
+// its map entry). The 200 questions of bench:query over its 100,000-chunk help centre need 1.66
+// million postings (27 MB) and every chunk id (8 MB); 4 million postings (64 MB) and 500,000 chunk
+// ids (40 MB) hold that twice over.
 const MAX_POSTINGS = 4_000_000;
 const MAX_CHUNK_IDS = 500_000;
 // A list is loaded again at most once a second: while a job writes a common lexeme, its version
@@ -114,13 +121,18 @@ export class PostingLists {
       if (size > MAX_POSTINGS / 4 || this.chunkIds.length + size > MAX_CHUNK_IDS) continue;
       const counts = row.counts ?? new Uint8Array(0);
       const view = new DataView(counts.buffer, counts.byteOffset, counts.byteLength);
-      const list: PostingList = { version: row.version, chunks: new Int32Array(size), frequencies: new Int32Array(size), lengths: new Int32Array(size) };
+      const list: PostingList = { version: row.version, chunks: new Int32Array(size), frequencies: new Uint16Array(size), lengths: new Uint16Array(size) };
+      let fits = true;
       for (let index = 0; index < size; index += 1) {
+        const frequency = view.getInt32(index * 8);
+        const length = view.getInt32(index * 8 + 4);
+        // A chunk is at most a few thousand tokens; one beyond 16 bits leaves its lists to the database.
+        fits &&= length <= 0xffff;
         list.chunks[index] = this.chunkNumber(ids.slice(index * UUID_LENGTH, (index + 1) * UUID_LENGTH));
-        list.frequencies[index] = view.getInt32(index * 8);
-        list.lengths[index] = view.getInt32(index * 8 + 4);
+        list.frequencies[index] = frequency;
+        list.lengths[index] = length;
       }
-      this.keep(listName(workspaceId, { knowledgeBaseId: row.knowledge_base_id, lexeme: row.lexeme }), list);
+      if (fits) this.keep(listName(workspaceId, { knowledgeBaseId: row.knowledge_base_id, lexeme: row.lexeme }), list);
     }
   }
 
@@ -137,20 +149,20 @@ export class PostingLists {
     const { scores, seen } = this;
     const touched: number[] = [];
     for (const { list, idf } of weighted) {
-      const { chunks, frequencies, lengths } = list;
+      const { chunks } = list;
+      const weights = termWeights(list, averageLength);
       for (let index = 0; index < chunks.length; index += 1) {
         const chunk = chunks[index]!;
-        const frequency = frequencies[index]!;
         if (seen[chunk] === 0) {
           seen[chunk] = 1;
           touched.push(chunk);
         }
-        scores[chunk]! += idf * ((frequency * 1.9) / (frequency + 0.9 * (0.6 + (0.4 * lengths[index]!) / averageLength)));
+        scores[chunk]! += idf * weights[index]!;
       }
     }
     // The k-th best raw score; rounding moves a score by less than 1e-8 here, so only chunks
     // within that of it can still tie or overtake once rounded.
-    const floor = kthLargest(touched.map((chunk) => scores[chunk]!), k) - 1e-8;
+    const floor = kthLargest(touched, scores, k) - 1e-8;
     const ranked = touched
       .filter((chunk) => scores[chunk]! >= floor)
       .map((chunk) => ({ id: this.chunkIds[chunk]!, score: roundLikePostgres(scores[chunk]!) }))
@@ -195,13 +207,29 @@ function listName(workspaceId: string, key: Pick<ListKey, 'knowledgeBaseId' | 'l
   return `${workspaceId}/${key.knowledgeBaseId}/${key.lexeme}`;
 }
 
-/** The k-th largest of the values (the smallest when there are fewer than k), by a min-heap of k. */
-function kthLargest(values: number[], k: number): number {
-  if (values.length <= k) return Math.min(...values, Infinity);
-  const heap = values.slice(0, k).sort((a, b) => a - b);
+/**
+ * `keyword_term_weight(frequency, length, averageLength)` (migration 007) of each posting, in the
+ * same floating-point operations; kept with the list until the average length changes.
+ */
+function termWeights(list: PostingList, averageLength: number): Float64Array {
+  if (list.weights?.averageLength === averageLength) return list.weights.values;
+  const { frequencies, lengths } = list;
+  const values = new Float64Array(frequencies.length);
+  for (let index = 0; index < values.length; index += 1) {
+    const frequency = frequencies[index]!;
+    values[index] = (frequency * 1.9) / (frequency + 0.9 * (0.6 + (0.4 * lengths[index]!) / averageLength));
+  }
+  list.weights = { averageLength, values };
+  return values;
+}
+
+/** The k-th largest score of the chunks (the smallest when there are fewer than k), by a min-heap of k. */
+function kthLargest(chunks: number[], scores: Float64Array, k: number): number {
+  if (chunks.length <= k) return chunks.reduce((least, chunk) => Math.min(least, scores[chunk]!), Infinity);
+  const heap = chunks.slice(0, k).map((chunk) => scores[chunk]!).sort((a, b) => a - b);
   // A sorted array is a min-heap; sift each larger value down from the root.
-  for (let index = k; index < values.length; index += 1) {
-    const value = values[index]!;
+  for (let index = k; index < chunks.length; index += 1) {
+    const value = scores[chunks[index]!]!;
     if (value <= heap[0]!) continue;
     let at = 0;
     for (;;) {
