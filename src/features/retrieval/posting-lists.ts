@@ -51,6 +51,7 @@ export class PostingLists {
   private postings = 0;
   private scores = new Float64Array(1024);
   private seen = new Uint8Array(1024);
+  private touched = new Int32Array(1024);
   private loading: Promise<void> | undefined;
   private loads: Promise<void> = Promise.resolve();
   /** Questions answered from memory, and those that had to go to the database. */
@@ -167,9 +168,10 @@ export class PostingLists {
     if (this.scores.length < this.chunkIds.length) {
       this.scores = new Float64Array(this.chunkIds.length * 2);
       this.seen = new Uint8Array(this.chunkIds.length * 2);
+      this.touched = new Int32Array(this.chunkIds.length * 2);
     }
-    const { scores, seen } = this;
-    const touched: number[] = [];
+    const { scores, seen, touched } = this;
+    let count = 0;
     for (const { list, idf } of weighted) {
       const { chunks } = list;
       const weights = termWeights(list, averageLength);
@@ -177,21 +179,21 @@ export class PostingLists {
         const chunk = chunks[index]!;
         if (seen[chunk] === 0) {
           seen[chunk] = 1;
-          touched.push(chunk);
+          touched[count++] = chunk;
         }
         scores[chunk]! += idf * weights[index]!;
       }
     }
     // The k-th best raw score; rounding moves a score by less than 1e-8 here, so only chunks
     // within that of it can still tie or overtake once rounded.
-    const floor = kthLargest(touched, scores, k) - 1e-8;
-    const ranked = touched
-      .filter((chunk) => scores[chunk]! >= floor)
-      .map((chunk) => ({ id: this.chunkIds[chunk]!, score: roundLikePostgres(scores[chunk]!) }))
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .slice(0, k);
-    for (const chunk of touched) scores[chunk] = seen[chunk] = 0;
-    return ranked;
+    const floor = kthLargest(touched.subarray(0, count), scores, k) - 1e-8;
+    const ranked: Ranked = [];
+    for (let index = 0; index < count; index += 1) {
+      const chunk = touched[index]!;
+      if (scores[chunk]! >= floor) ranked.push({ id: this.chunkIds[chunk]!, score: roundLikePostgres(scores[chunk]!) });
+      scores[chunk] = seen[chunk] = 0;
+    }
+    return ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, k);
   }
 
   private chunkNumber(id: string): number {
@@ -246,9 +248,9 @@ function termWeights(list: PostingList, averageLength: number): Float64Array {
 }
 
 /** The k-th largest score of the chunks (the smallest when there are fewer than k), by a min-heap of k. */
-function kthLargest(chunks: number[], scores: Float64Array, k: number): number {
+function kthLargest(chunks: Int32Array, scores: Float64Array, k: number): number {
   if (chunks.length <= k) return chunks.reduce((least, chunk) => Math.min(least, scores[chunk]!), Infinity);
-  const heap = chunks.slice(0, k).map((chunk) => scores[chunk]!).sort((a, b) => a - b);
+  const heap = Float64Array.from(chunks.subarray(0, k), (chunk) => scores[chunk]!).sort();
   // A sorted array is a min-heap; sift each larger value down from the root.
   for (let index = k; index < chunks.length; index += 1) {
     const value = scores[chunks[index]!]!;
