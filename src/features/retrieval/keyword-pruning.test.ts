@@ -163,6 +163,33 @@ describe(`pruned keyword ranking equals exhaustive BM25 (${engine})`, () => {
     assert.deepEqual(lists.counts, { hits: counts.hits + 2 * asked, misses: counts.misses });
   });
 
+  test('posting lists stay within their limits; questions whose lists were evicted, too long or never loaded are ranked by the database', async () => {
+    const db = server.context.db;
+    const kb = await createKnowledgeBase(server, token);
+    await ingest(server, token, kb, corpus('bounded', 120, 37));
+    const { rows } = await db.query<{ knowledgeBaseId: string; lexeme: string; postings: number }>(
+      'SELECT knowledge_base_id AS "knowledgeBaseId", lexeme, sum(chunks)::int AS postings FROM keyword_lexemes WHERE workspace_id = $1 AND knowledge_base_id = $2 GROUP BY 1, 2',
+      [workspaceId, kb],
+    );
+    const longest = Math.max(...rows.map((row) => row.postings));
+    assert.ok(longest > 60, `the most common word is in ${longest} chunks`);
+
+    for (const limits of [
+      { postings: 400, chunkIds: 10_000, listPostings: 60 },
+      { postings: 100_000, chunkIds: 90, listPostings: 60 },
+    ]) {
+      const lists = new PostingLists(limits);
+      await lists.load(db, workspaceId, rows);
+      assert.ok(lists.held.postings <= limits.postings && lists.held.chunkIds <= limits.chunkIds, JSON.stringify({ limits, held: lists.held }));
+      assert.ok(lists.held.lists > 0 && lists.held.lists < rows.length, JSON.stringify(lists.held));
+      const counts = { ...lists.counts };
+      await assertSameRankings([kb], lists);
+      await lists.settled();
+      assert.ok(lists.counts.hits > counts.hits && lists.counts.misses > counts.misses, JSON.stringify({ limits, counts: lists.counts }));
+      assert.ok(lists.held.postings <= limits.postings && lists.held.chunkIds <= limits.chunkIds, JSON.stringify({ limits, held: lists.held }));
+    }
+  });
+
   test('scores are rounded to 9 decimals as PostgreSQL rounds a float8 through numeric', async () => {
     const next = random(31);
     const values = [1.2345678905, 0.0000000005, 12.3456789015, 7.0000000004999, 0.1 + 0.2, 1e-12, 3.999999999999999, 123.456789012345];

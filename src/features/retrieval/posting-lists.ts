@@ -24,14 +24,12 @@ export type WeightedList = { list: PostingList; idf: number };
 // Memory: 8 bytes a posting in typed arrays (16 once its weights are computed) and about 80 a
 // chunk id (a 36-character string and its map entry). The 200 questions of bench:query over its
 // 100,000-chunk help centre need 1.66 million postings (27 MB) and every chunk id (8 MB); 4 million
-// postings (64 MB) and 500,000 chunk ids (40 MB) hold that twice over.
-const MAX_POSTINGS = 4_000_000;
-const MAX_CHUNK_IDS = 500_000;
-// A list is read in one reply, which the driver parses on the thread that serves HTTP before the
-// decoding below can yield: 250,000 postings are 9 MB of ids and 4 MB of counts (about 15 ms of
-// parsing, estimated from the 0.55 µs per posting that decoding takes). Larger lists stay in the
-// database, which ranks their questions.
-const MAX_LIST_POSTINGS = 250_000;
+// postings (64 MB) and 500,000 chunk ids (40 MB) hold that twice over. A list is read in one reply,
+// which the driver parses on the thread that serves HTTP before the decoding below can yield:
+// 250,000 postings are 9 MB of ids and 4 MB of counts (about 15 ms of parsing, estimated from the
+// 0.55 µs per posting that decoding takes). Larger lists stay in the database, which ranks their
+// questions.
+const DEFAULT_LIMITS = { postings: 4_000_000, chunkIds: 500_000, listPostings: 250_000 };
 // A list is loaded again at most once a second: while a job writes a common lexeme, its version
 // changes with every batch, and each load of a 26,000-posting list costs about 15 ms of database.
 const RELOAD_INTERVAL_MS = 1000;
@@ -56,6 +54,8 @@ export class PostingLists {
   private loads: Promise<void> = Promise.resolve();
   /** Questions answered from memory, and those that had to go to the database. */
   readonly counts = { hits: 0, misses: 0 };
+
+  constructor(private readonly limits = DEFAULT_LIMITS) {}
 
   /** What this process holds. */
   get held(): { lists: number; postings: number; chunkIds: number } {
@@ -83,14 +83,14 @@ export class PostingLists {
 
   /**
    * Loads the keys not held at their version, in the background: one load at a time per process,
-   * each list at most once a second, none larger than MAX_LIST_POSTINGS.
+   * each list at most once a second, none larger than the limit of a list.
    */
   loadInBackground(db: Queryable, workspaceId: string, keys: ListKey[]): void {
     if (this.loading) return;
     const now = Date.now();
     const wanted = keys.filter((key) => {
       const name = listName(workspaceId, key);
-      if (this.lists.get(name)?.version === key.version || key.postings > MAX_LIST_POSTINGS) return false;
+      if (this.lists.get(name)?.version === key.version || key.postings > this.limits.listPostings) return false;
       return now - (this.lastLoad.get(name) ?? 0) >= RELOAD_INTERVAL_MS;
     });
     if (wanted.length === 0) return;
@@ -139,8 +139,8 @@ export class PostingLists {
       if (row.version === null) continue;
       const ids = row.ids ?? '';
       const size = ids.length / UUID_LENGTH;
-      if (this.chunkIds.length + size > MAX_CHUNK_IDS) this.clear();
-      if (size > MAX_LIST_POSTINGS || this.chunkIds.length + size > MAX_CHUNK_IDS) continue;
+      if (this.chunkIds.length + size > this.limits.chunkIds) this.clear();
+      if (size > this.limits.listPostings || this.chunkIds.length + size > this.limits.chunkIds) continue;
       const counts = row.counts ?? new Uint8Array(0);
       const view = new DataView(counts.buffer, counts.byteOffset, counts.byteLength);
       const list: PostingList = { version: row.version, chunks: new Int32Array(size), frequencies: new Uint16Array(size), lengths: new Uint16Array(size) };
@@ -212,7 +212,7 @@ export class PostingLists {
     this.lists.set(name, list);
     this.postings += list.chunks.length;
     for (const [oldest, evicted] of this.lists) {
-      if (this.postings <= MAX_POSTINGS) break;
+      if (this.postings <= this.limits.postings) break;
       this.lists.delete(oldest);
       this.postings -= evicted.chunks.length;
     }
