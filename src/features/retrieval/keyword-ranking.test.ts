@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, ingest } from '../../../test/ingestion.ts';
-import { BM25_B, BM25_K1 } from './keyword-search.ts';
+import { BM25_B, BM25_K1 } from './bm25.ts';
 
 /**
  * A document of the tests: its words are distinct English nouns that are no stop words and keep

@@ -2,12 +2,10 @@ import type { Queryable } from '../../core/db/db.ts';
 import type { ListKey, PostingLists } from './posting-lists.ts';
 import { filterClause, hasFilter, type Ranked, type RetrieveInput } from './retrieve-input.ts';
 
-// BM25 parameters, chosen on SciFact's train split (bench/README.md, "Retrieval quality on
-// SciFact"): the grid k1 0.6-2.0 by b 0.2-0.9 is flat there (nDCG@10 0.678-0.688), and these are
-// also the values the usual BM25 baselines use. The SQL function keyword_term_weight (migration
-// 007) computes with them; keyword-ranking.test.ts checks its scores against these.
-export const BM25_K1 = 0.9;
-export const BM25_B = 0.4;
+// N and the average chunk length of the knowledge bases searched ($1 the workspace, $2 the
+// knowledge bases), as `keyword_top_k` reads them.
+const KEYWORD_TOTALS = `SELECT greatest(sum(chunks), 1)::float8 AS chunks, greatest(sum(tokens), 1)::float8 / greatest(sum(chunks), 1) AS average_length
+       FROM keyword_totals WHERE workspace_id = $1 AND knowledge_base_id = ANY($2::uuid[])`;
 
 /**
  * A BM25 ranking with the document frequency of each question lexeme that has postings (absent:
@@ -60,10 +58,7 @@ export async function keywordSearch(db: Queryable, input: RetrieveInput, limit: 
  */
 async function rankFromMemory(db: Queryable, input: RetrieveInput, limit: number, lists: PostingLists): Promise<KeywordRanking | undefined> {
   const { rows } = await db.query<{ knowledge_base_id: string; lexeme: string; postings: number; version: string; df: number; idf: number; average_length: number }>(
-    `WITH totals AS (
-       SELECT greatest(sum(chunks), 1)::float8 AS chunks, greatest(sum(tokens), 1)::float8 / greatest(sum(chunks), 1) AS average_length
-       FROM keyword_totals WHERE workspace_id = $1 AND knowledge_base_id = ANY($2::uuid[])
-     ),
+    `WITH totals AS (${KEYWORD_TOTALS}),
      lists AS (
        SELECT l.knowledge_base_id, l.lexeme, sum(l.chunks)::float8 AS postings, sum(l.changes)::text AS version
        FROM unnest($2::uuid[]) b(id)
@@ -105,10 +100,7 @@ export async function exhaustiveKeywordSearch(db: Queryable, input: RetrieveInpu
   const filter = filterClause(input.filter, 5);
   const { rows } = await db.query<ScoredRow>(
     `WITH terms AS (SELECT t.lexeme FROM unnest(keyword_document($3)) t),
-     totals AS (
-       SELECT greatest(sum(chunks), 1)::float8 AS chunks, greatest(sum(tokens), 1)::float8 / greatest(sum(chunks), 1) AS average_length
-       FROM keyword_totals WHERE workspace_id = $1 AND knowledge_base_id = ANY($2::uuid[])
-     ),
+     totals AS (${KEYWORD_TOTALS}),
      -- A key lookup per knowledge base and lexeme, joined by equality: with \`= ANY\` on both, a
      -- knowledge base newer than the table's statistics had all its postings scanned (migration 011).
      postings AS MATERIALIZED (

@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../../core/db/db.ts';
 import { yieldEvery } from '../../core/yield-every.ts';
+import { termWeight } from './bm25.ts';
 import type { Ranked } from './retrieve-input.ts';
 
 /**
@@ -240,8 +241,7 @@ function termWeights(list: PostingList, averageLength: number): Float64Array {
   const { frequencies, lengths } = list;
   const values = new Float64Array(frequencies.length);
   for (let index = 0; index < values.length; index += 1) {
-    const frequency = frequencies[index]!;
-    values[index] = (frequency * 1.9) / (frequency + 0.9 * (0.6 + (0.4 * lengths[index]!) / averageLength));
+    values[index] = termWeight(frequencies[index]!, lengths[index]!, averageLength);
   }
   list.weights = { averageLength, values };
   return values;
