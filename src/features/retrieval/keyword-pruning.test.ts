@@ -3,8 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, ingest, type GenericRecord } from '../../../test/ingestion.ts';
-import { exhaustiveKeywordSearch, keywordSearch } from './keyword-search.ts';
-import { PostingLists, roundLikePostgres } from './posting-lists.ts';
+import { exhaustiveKeywordSearch, keywordSearch, type KeywordRanking } from './keyword-search.ts';
+import { PostingLists, postingListsOf, roundLikePostgres } from './posting-lists.ts';
+import { retrieve } from './retrieve.service.ts';
 
 // Words of the corpus, most frequent first: a document draws word i with probability about
 // 1 / (i + 1), so the first few are in most documents (common, low idf) and the last in a few.
@@ -51,6 +52,11 @@ function questions(): string[] {
   for (let index = 8; index + 1 < WORDS.length; index += 3) list.push(`${WORDS[index]} ${WORDS[index + 1]} ${WORDS[1]} ${WORDS[3]} ${WORDS[5]} ${WORDS[0]}`);
   list.push(WORDS.slice(0, 6).join(' '), `${WORDS[0]} ${WORDS[1]}`, WORDS[WORDS.length - 1]!, 'nothing matches this');
   return list;
+}
+
+/** The ranking and document frequencies, without the coverage a ranking from memory carries. */
+function rankingOf({ ranking, documentFrequencies }: KeywordRanking): KeywordRanking {
+  return { ranking, documentFrequencies };
 }
 
 describe(`pruned keyword ranking equals exhaustive BM25 (${engine})`, () => {
@@ -131,10 +137,10 @@ describe(`pruned keyword ranking equals exhaustive BM25 (${engine})`, () => {
 
     // A question whose lists are not held goes to the database and has them loaded meanwhile.
     const question = { workspaceId, knowledgeBaseIds: [first], query: `${WORDS[0]} ${WORDS[20]}`, topK: 10, mode: 'keyword' as const };
-    assert.deepEqual(await keywordSearch(db, question, 10, lists), await exhaustiveKeywordSearch(db, question, 10));
+    assert.deepEqual(rankingOf(await keywordSearch(db, question, 10, lists)), await exhaustiveKeywordSearch(db, question, 10));
     assert.deepEqual(lists.counts, { hits: 0, misses: 1 });
     await lists.settled();
-    assert.deepEqual(await keywordSearch(db, question, 10, lists), await exhaustiveKeywordSearch(db, question, 10));
+    assert.deepEqual(rankingOf(await keywordSearch(db, question, 10, lists)), await exhaustiveKeywordSearch(db, question, 10));
     assert.deepEqual(lists.counts, { hits: 1, misses: 1 });
 
     await loadAll();
@@ -152,7 +158,7 @@ describe(`pruned keyword ranking equals exhaustive BM25 (${engine})`, () => {
     await ingest(server, token, first, [...updated, ...deleted]);
     await lists.settled();
     counts = { ...lists.counts };
-    assert.deepEqual(await keywordSearch(db, question, 10, lists), await exhaustiveKeywordSearch(db, question, 10));
+    assert.deepEqual(rankingOf(await keywordSearch(db, question, 10, lists)), await exhaustiveKeywordSearch(db, question, 10));
     assert.deepEqual(lists.counts, { hits: counts.hits, misses: counts.misses + 1 }, 'the changed lists were not used');
     await assertSameRankings([first], lists);
     await lists.settled();
@@ -161,6 +167,48 @@ describe(`pruned keyword ranking equals exhaustive BM25 (${engine})`, () => {
     await assertSameRankings([first], lists);
     await assertSameRankings([first, second], lists);
     assert.deepEqual(lists.counts, { hits: counts.hits + 2 * asked, misses: counts.misses });
+  });
+
+  test('the keyword coverage of the chunks a hybrid search returns is the same from the posting lists in memory as recounted from the postings', async () => {
+    const db = server.context.db;
+    const kb = await createKnowledgeBase(server, token);
+    await ingest(server, token, kb, corpus('covered', 160, 41));
+    const lists = postingListsOf(db);
+    const { rows: keys } = await db.query<{ knowledgeBaseId: string; lexeme: string }>(
+      'SELECT DISTINCT knowledge_base_id AS "knowledgeBaseId", lexeme FROM keyword_lexemes WHERE workspace_id = $1 AND knowledge_base_id = $2',
+      [workspaceId, kb],
+    );
+    await lists.load(db, workspaceId, keys);
+    const seen = { partial: 0, none: 0 };
+    // A lexeme no chunk holds weighs in the coverage's whole, at the highest idf.
+    for (const query of [...questions(), `${WORDS[2]} ${WORDS[12]} zeppelin`]) {
+      const hits = lists.counts.hits;
+      const chunks = await retrieve(db, server.context.embedder, { workspaceId, knowledgeBaseIds: [kb], query, topK: 40, mode: 'hybrid' });
+      // (A question none of whose lexemes any chunk holds needs no list.)
+      assert.equal(lists.counts.hits, hits + (query === 'nothing matches this' ? 0 : 1), `"${query}" was ranked from memory`);
+      const { rows } = await db.query<{ id: string; coverage: number }>(
+        `WITH terms AS (SELECT DISTINCT t.lexeme FROM unnest(keyword_document($3)) t),
+         total AS (SELECT count(*)::float8 AS chunks FROM chunks WHERE workspace_id = $1 AND knowledge_base_id = $2),
+         weights AS (
+           SELECT t.lexeme, ln(1 + (total.chunks - d.df + 0.5) / (d.df + 0.5)) AS idf FROM terms t CROSS JOIN total
+           CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM keyword_postings p WHERE p.workspace_id = $1 AND p.knowledge_base_id = $2 AND p.lexeme = t.lexeme) d
+         )
+         SELECT c.id, coalesce((SELECT sum(w.idf) FROM weights w JOIN keyword_postings p
+             ON p.workspace_id = $1 AND p.knowledge_base_id = $2 AND p.lexeme = w.lexeme AND p.chunk_id = c.id), 0) / (SELECT sum(idf) FROM weights) AS coverage
+         FROM chunks c WHERE c.workspace_id = $1 AND c.id = ANY($4::uuid[])`,
+        [workspaceId, kb, query, chunks.map((chunk) => chunk.chunkId)],
+      );
+      const recounted = new Map(rows.map((row) => [row.id, Number(row.coverage)]));
+      assert.equal(recounted.size, chunks.length);
+      for (const chunk of chunks) {
+        const expected = recounted.get(chunk.chunkId)!;
+        assert.ok(Math.abs(chunk.keywordCoverage - expected) < 1e-12, `"${query}", chunk ${chunk.chunkId}: ${chunk.keywordCoverage} against ${expected}`);
+        if (expected > 0 && expected < 1) seen.partial += 1;
+        if (expected === 0) seen.none += 1;
+      }
+    }
+    // Chunks holding some of a question's lexemes, and (vector candidates) holding none.
+    assert.ok(seen.partial > 100 && seen.none > 0, JSON.stringify(seen));
   });
 
   test('posting lists stay within their limits; questions whose lists were evicted, too long or never loaded are ranked by the database', async () => {

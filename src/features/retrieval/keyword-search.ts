@@ -9,9 +9,16 @@ const KEYWORD_TOTALS = `SELECT greatest(sum(chunks), 1)::float8 AS chunks, great
 
 /**
  * A BM25 ranking with the document frequency of each question lexeme that has postings (absent:
- * none), which the relevance of the returned chunks reuses instead of counting them again.
+ * none), which the relevance of the returned chunks reuses instead of counting them again. When
+ * the ranking came from the posting lists in memory, `coverage` gives the keyword coverage of any
+ * chunks of the knowledge bases (absent from its map: 0) from those lists, so that the chunks
+ * returned need no index probe per chunk and lexeme in the database.
  */
-export type KeywordRanking = { ranking: Ranked; documentFrequencies: Record<string, number> | undefined };
+export type KeywordRanking = {
+  ranking: Ranked;
+  documentFrequencies: Record<string, number> | undefined;
+  coverage?: (chunkIds: string[]) => Map<string, number>;
+};
 
 type ScoredRow = { id: string; score: number; frequencies: Record<string, number> | null };
 
@@ -57,36 +64,49 @@ export async function keywordSearch(db: Queryable, input: RetrieveInput, limit: 
  * with what `keyword_top_k` reads first: N and the average length, and each lexeme's df and idf.
  */
 async function rankFromMemory(db: Queryable, input: RetrieveInput, limit: number, lists: PostingLists): Promise<KeywordRanking | undefined> {
-  const { rows } = await db.query<{ knowledge_base_id: string; lexeme: string; postings: number; version: string; df: number; idf: number; average_length: number }>(
+  const { rows } = await db.query<{
+    knowledge_base_id: string;
+    lexeme: string;
+    postings: number;
+    version: string;
+    df: number;
+    idf: number;
+    average_length: number;
+    absent_idf: number;
+  }>(
     `WITH totals AS (${KEYWORD_TOTALS}),
+     question AS (SELECT DISTINCT q.lexeme FROM unnest(keyword_document($3)) q),
      lists AS (
        SELECT l.knowledge_base_id, l.lexeme, sum(l.chunks)::float8 AS postings, sum(l.changes)::text AS version
        FROM unnest($2::uuid[]) b(id)
-       CROSS JOIN (SELECT DISTINCT q.lexeme FROM unnest(keyword_document($3)) q) q
+       CROSS JOIN question q
        JOIN keyword_lexemes l ON l.workspace_id = $1 AND l.knowledge_base_id = b.id AND l.lexeme = q.lexeme
        GROUP BY l.knowledge_base_id, l.lexeme
        HAVING sum(l.chunks) > 0
      ),
      terms AS (SELECT lexeme, sum(postings) AS df FROM lists GROUP BY lexeme)
      SELECT l.knowledge_base_id, l.lexeme, l.postings, l.version, t.df,
-       ln(1 + (totals.chunks - t.df + 0.5) / (t.df + 0.5)) AS idf, totals.average_length
+       ln(1 + (totals.chunks - t.df + 0.5) / (t.df + 0.5)) AS idf, totals.average_length,
+       -- The idf of the question's lexemes that no chunk holds, which weigh in the coverage's whole.
+       ((SELECT count(*) FROM question) - (SELECT count(*) FROM terms)) * ln(1 + (totals.chunks + 0.5) / 0.5) AS absent_idf
      FROM lists l JOIN terms t ON t.lexeme = l.lexeme CROSS JOIN totals`,
     [input.workspaceId, input.knowledgeBaseIds, input.query],
   );
-  if (rows.length === 0) return { ranking: [], documentFrequencies: {} };
+  // No chunk holds a lexeme of the question: every coverage is 0.
+  if (rows.length === 0) return { ranking: [], documentFrequencies: {}, coverage: () => new Map() };
   const keys: ListKey[] = rows.map((row) => ({ knowledgeBaseId: row.knowledge_base_id, lexeme: row.lexeme, version: row.version, postings: Number(row.postings) }));
   const found = lists.lookup(input.workspaceId, keys);
   if (!found) {
     lists.loadInBackground(db, input.workspaceId, keys);
     return undefined;
   }
+  const weighted = found.map((list, index) => ({ list, idf: Number(rows[index]!.idf) }));
+  const idfs = new Map(rows.map((row) => [row.lexeme, Number(row.idf)]));
+  const wholeIdf = [...idfs.values()].reduce((sum, idf) => sum + idf, Number(rows[0]!.absent_idf));
   return {
-    ranking: lists.topK(
-      found.map((list, index) => ({ list, idf: Number(rows[index]!.idf) })),
-      Number(rows[0]!.average_length),
-      limit,
-    ),
+    ranking: lists.topK(weighted, Number(rows[0]!.average_length), limit),
     documentFrequencies: Object.fromEntries(rows.map((row) => [row.lexeme, Number(row.df)])),
+    coverage: (chunkIds) => new Map([...lists.idfSums(weighted, chunkIds)].map(([id, sum]) => [id, sum / wholeIdf])),
   };
 }
 

@@ -9,12 +9,20 @@ import type { Ranked } from './retrieve-input.ts';
  */
 type PostingList = {
   version: string;
+  /** The numbering its chunks are numbers of. */
+  numbering: Numbering;
   chunks: Int32Array;
   frequencies: Uint16Array;
   lengths: Uint16Array;
   /** Each posting's `keyword_term_weight` under `averageLength`, computed when first needed. */
   weights?: { averageLength: number; values: Float64Array };
 };
+
+/**
+ * Chunk ids as the numbers the lists hold. Replaced whole when the cache is cleared, so that a list
+ * read before keeps the numbering its chunks were given.
+ */
+type Numbering = { ids: string[]; numbers: Map<string, number> };
 
 /** A (knowledge base, lexeme) a question needs, at the version and size the database reports. */
 export type ListKey = { knowledgeBaseId: string; lexeme: string; version: string; postings: number };
@@ -44,8 +52,7 @@ const UUID_LENGTH = 36;
  */
 export class PostingLists {
   private readonly lists = new Map<string, PostingList>();
-  private readonly chunkIds: string[] = [];
-  private readonly chunkNumbers = new Map<string, number>();
+  private numbering: Numbering = { ids: [], numbers: new Map() };
   private readonly lastLoad = new Map<string, number>();
   private postings = 0;
   private scores = new Float64Array(1024);
@@ -60,7 +67,7 @@ export class PostingLists {
 
   /** What this process holds. */
   get held(): { lists: number; postings: number; chunkIds: number } {
-    return { lists: this.lists.size, postings: this.postings, chunkIds: this.chunkIds.length };
+    return { lists: this.lists.size, postings: this.postings, chunkIds: this.numbering.ids.length };
   }
 
   /** The lists of every key at its version, or undefined when any is not held at it. */
@@ -140,18 +147,19 @@ export class PostingLists {
       if (row.version === null) continue;
       const ids = row.ids ?? '';
       const size = ids.length / UUID_LENGTH;
-      if (this.chunkIds.length + size > this.limits.chunkIds) this.clear();
-      if (size > this.limits.listPostings || this.chunkIds.length + size > this.limits.chunkIds) continue;
+      if (this.numbering.ids.length + size > this.limits.chunkIds) this.clear();
+      if (size > this.limits.listPostings || this.numbering.ids.length + size > this.limits.chunkIds) continue;
       const counts = row.counts ?? new Uint8Array(0);
       const view = new DataView(counts.buffer, counts.byteOffset, counts.byteLength);
-      const list: PostingList = { version: row.version, chunks: new Int32Array(size), frequencies: new Uint16Array(size), lengths: new Uint16Array(size) };
+      const { numbering } = this;
+      const list: PostingList = { version: row.version, numbering, chunks: new Int32Array(size), frequencies: new Uint16Array(size), lengths: new Uint16Array(size) };
       let fits = true;
       for (let index = 0; index < size; index += 1) {
         const frequency = view.getInt32(index * 8);
         const length = view.getInt32(index * 8 + 4);
         // A chunk is at most a few thousand tokens; one beyond 16 bits leaves its lists to the database.
         fits &&= length <= 0xffff;
-        list.chunks[index] = this.chunkNumber(ids.slice(index * UUID_LENGTH, (index + 1) * UUID_LENGTH));
+        list.chunks[index] = chunkNumber(numbering, ids.slice(index * UUID_LENGTH, (index + 1) * UUID_LENGTH));
         list.frequencies[index] = frequency;
         list.lengths[index] = length;
         if (index % 1024 === 1023) await slice();
@@ -166,11 +174,8 @@ export class PostingLists {
    * PostgreSQL rounds a float8 through numeric, ties by chunk id.
    */
   topK(weighted: WeightedList[], averageLength: number, k: number): Ranked {
-    if (this.scores.length < this.chunkIds.length) {
-      this.scores = new Float64Array(this.chunkIds.length * 2);
-      this.seen = new Uint8Array(this.chunkIds.length * 2);
-      this.touched = new Int32Array(this.chunkIds.length * 2);
-    }
+    const ids = weighted[0]?.list.numbering.ids ?? [];
+    this.reserve(ids.length);
     const { scores, seen, touched } = this;
     let count = 0;
     for (const { list, idf } of weighted) {
@@ -191,19 +196,45 @@ export class PostingLists {
     const ranked: Ranked = [];
     for (let index = 0; index < count; index += 1) {
       const chunk = touched[index]!;
-      if (scores[chunk]! >= floor) ranked.push({ id: this.chunkIds[chunk]!, score: roundLikePostgres(scores[chunk]!) });
+      if (scores[chunk]! >= floor) ranked.push({ id: ids[chunk]!, score: roundLikePostgres(scores[chunk]!) });
       scores[chunk] = seen[chunk] = 0;
     }
     return ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, k);
   }
 
-  private chunkNumber(id: string): number {
-    let number = this.chunkNumbers.get(id);
-    if (number === undefined) {
-      number = this.chunkIds.push(id) - 1;
-      this.chunkNumbers.set(id, number);
+  /**
+   * Each named chunk's sum of the idf of the lists that hold it (absent: none does): what the
+   * keyword coverage of the chunks returned adds up, read from the lists the question was ranked
+   * with instead of an index probe per chunk and lexeme in the database. One pass over the lists,
+   * as `topK` makes, with the named chunks marked. The lists are those of one `lookup`.
+   */
+  idfSums(weighted: WeightedList[], chunkIds: string[]): Map<string, number> {
+    const sums = new Map<string, number>();
+    const numbering = weighted[0]?.list.numbering;
+    if (!numbering) return sums;
+    this.reserve(numbering.ids.length);
+    const { scores: found, seen: marked } = this;
+    const named = chunkIds.flatMap((id) => {
+      const number = numbering.numbers.get(id);
+      return number === undefined ? [] : [{ id, number }];
+    });
+    for (const { number } of named) marked[number] = 1;
+    for (const { list, idf } of weighted) {
+      for (const chunk of list.chunks) if (marked[chunk] === 1) found[chunk]! += idf;
     }
-    return number;
+    for (const { id, number } of named) {
+      if (found[number]! > 0) sums.set(id, found[number]!);
+      found[number] = marked[number] = 0;
+    }
+    return sums;
+  }
+
+  /** Scratch arrays of at least `chunks` entries, zeroed. */
+  private reserve(chunks: number): void {
+    if (this.scores.length >= chunks) return;
+    this.scores = new Float64Array(chunks * 2);
+    this.seen = new Uint8Array(chunks * 2);
+    this.touched = new Int32Array(chunks * 2);
   }
 
   private keep(name: string, list: PostingList): void {
@@ -222,10 +253,18 @@ export class PostingLists {
   /** Forgets every list and chunk id: the chunk table only grows otherwise (deleted chunks stay in it). */
   private clear(): void {
     this.lists.clear();
-    this.chunkIds.length = 0;
-    this.chunkNumbers.clear();
+    this.numbering = { ids: [], numbers: new Map() };
     this.postings = 0;
   }
+}
+
+function chunkNumber(numbering: Numbering, id: string): number {
+  let number = numbering.numbers.get(id);
+  if (number === undefined) {
+    number = numbering.ids.push(id) - 1;
+    numbering.numbers.set(id, number);
+  }
+  return number;
 }
 
 function listName(workspaceId: string, key: Pick<ListKey, 'knowledgeBaseId' | 'lexeme'>): string {

@@ -1,6 +1,6 @@
 import type { Db, Queryable } from '../../core/db/db.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
-import { keywordSearch } from './keyword-search.ts';
+import { keywordSearch, type KeywordRanking } from './keyword-search.ts';
 import { postingListsOf } from './posting-lists.ts';
 import { filterClause, type Ranked, type RetrieveInput } from './retrieve-input.ts';
 
@@ -125,14 +125,45 @@ export function fuse(rankings: { ranking: Ranked; weight: number }[]): Ranked {
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }
 
+/**
+ * The CTEs the keyword coverage (`COVERAGE`) of the chunks returned reads: the question's lexemes
+ * and their idf over the knowledge bases searched. Adds the question, the knowledge bases and, when
+ * the keyword search read them already, the document frequencies to `values`.
+ */
+function coverageTerms(values: unknown[], input: RetrieveInput, documentFrequencies: Record<string, number> | undefined): string {
+  const query = values.push(input.query);
+  const bases = values.push(input.knowledgeBaseIds);
+  // Only a vector search (or a filter that left no keyword hit) leaves the document frequencies to
+  // read here, from the per-lexeme counts the chunk triggers keep (migration 007: at most 16 rows
+  // per lexeme, not one per posting).
+  const documentFrequency = documentFrequencies
+    ? `SELECT coalesce(($${values.push(JSON.stringify(documentFrequencies))}::jsonb ->> terms.lexeme)::float8, 0) AS df`
+    : `SELECT coalesce(sum(l.chunks), 0)::float8 AS df FROM unnest($${bases}::uuid[]) b(id)
+         JOIN keyword_lexemes l ON l.workspace_id = $1 AND l.knowledge_base_id = b.id AND l.lexeme = terms.lexeme`;
+  return `WITH terms AS (SELECT DISTINCT t.lexeme FROM unnest(keyword_document($${query})) t),
+     totals AS (
+       SELECT greatest(sum(chunks), 1)::float8 AS chunks FROM keyword_totals WHERE workspace_id = $1 AND knowledge_base_id = ANY($${bases}::uuid[])
+     ),
+     weights AS (
+       SELECT terms.lexeme, ln(1 + (totals.chunks - d.df + 0.5) / (d.df + 0.5)) AS idf
+       FROM terms CROSS JOIN totals CROSS JOIN LATERAL (${documentFrequency}) d
+     )`;
+}
+
+// The share of the question's idf that chunk c holds, over the CTEs of `coverageTerms`.
+const COVERAGE = `(SELECT sum(w.idf) FROM weights w JOIN keyword_postings p
+          ON p.workspace_id = $1 AND p.knowledge_base_id = c.knowledge_base_id AND p.lexeme = w.lexeme AND p.chunk_id = c.id)
+         / nullif((SELECT sum(idf) FROM weights), 0)`;
+
 /** Ranked chunks of the knowledge bases for a query: keyword, vector, or both fused (hybrid). */
 export async function retrieve(db: Db, embedder: EmbeddingProvider, input: RetrieveInput): Promise<RetrievedChunk[]> {
   if (input.knowledgeBaseIds.length === 0) return [];
   const candidates = input.mode === 'hybrid' ? Math.max(input.topK * 5, 50) : input.topK;
   const query = input.mode === 'keyword' ? undefined : await queryVector(db, input, embedder);
-  const [vector, { ranking: keyword, documentFrequencies }] = await Promise.all([
+  const vectorOnly: KeywordRanking = { ranking: [], documentFrequencies: undefined };
+  const [vector, { ranking: keyword, documentFrequencies, coverage }] = await Promise.all([
     vectorSearch(db, input, query, candidates),
-    input.mode === 'vector' ? { ranking: [], documentFrequencies: undefined } : keywordSearch(db, input, candidates, postingListsOf(db)),
+    input.mode === 'vector' ? vectorOnly : keywordSearch(db, input, candidates, postingListsOf(db)),
   ]);
   const ranked = (
     input.mode === 'hybrid'
@@ -146,21 +177,15 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
   ).slice(0, input.topK);
   if (ranked.length === 0) return [];
   const keywordScores = new Map(keyword.map((item) => [item.id, item.score]));
+  const ids = ranked.map((item) => item.id);
   // The cosine of every chunk returned, read from its stored vector: a hybrid candidate found by
   // keywords alone has one too, so that relevance can be judged alike for every candidate.
   // (Knowledge bases searched together may hold vectors of another dimension: those have none.)
   const cosine = query
-    ? `CASE WHEN c.embedding_dimension = ${query.dimension} THEN 1 - (${distanceTo(query, 5)}) END`
+    ? `CASE WHEN c.embedding_dimension = ${query.dimension} THEN 1 - (${distanceTo(query, 3)}) END`
     : 'NULL::float8';
-  const values: unknown[] = [input.workspaceId, ranked.map((item) => item.id), input.query, input.knowledgeBaseIds, ...(query ? [query.literal] : [])];
-  // The keyword search read the question's document frequencies already; only a vector search
-  // (or a filter that left no keyword hit) leaves them to read here, from the per-lexeme counts
-  // the chunk triggers keep (migration 007: at most 16 rows per lexeme, not one per posting).
-  if (documentFrequencies) values.push(JSON.stringify(documentFrequencies));
-  const documentFrequency = documentFrequencies
-    ? `SELECT coalesce(($${values.length}::jsonb ->> terms.lexeme)::float8, 0) AS df`
-    : `SELECT coalesce(sum(l.chunks), 0)::float8 AS df FROM unnest($4::uuid[]) b(id)
-         JOIN keyword_lexemes l ON l.workspace_id = $1 AND l.knowledge_base_id = b.id AND l.lexeme = terms.lexeme`;
+  const values: unknown[] = [input.workspaceId, ids, ...(query ? [query.literal] : [])];
+  const knownCoverage = coverage?.(ids);
   const { rows } = await db.query<{
     id: string;
     entry_id: string;
@@ -177,19 +202,9 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
     cosine: number | null;
     coverage: number | null;
   }>(
-    `WITH terms AS (SELECT DISTINCT t.lexeme FROM unnest(keyword_document($3)) t),
-     totals AS (
-       SELECT greatest(sum(chunks), 1)::float8 AS chunks FROM keyword_totals WHERE workspace_id = $1 AND knowledge_base_id = ANY($4::uuid[])
-     ),
-     weights AS (
-       SELECT terms.lexeme, ln(1 + (totals.chunks - d.df + 0.5) / (d.df + 0.5)) AS idf
-       FROM terms CROSS JOIN totals CROSS JOIN LATERAL (${documentFrequency}) d
-     )
+    `${knownCoverage ? '' : coverageTerms(values, input, documentFrequencies)}
      SELECT c.id, c.entry_id, c.knowledge_base_id, e.record_id, e.title, e.url, c.text, c.heading_path, c.ordinal,
-       c.start_offset, c.end_offset, c.page, ${cosine} AS cosine,
-       (SELECT sum(w.idf) FROM weights w JOIN keyword_postings p
-          ON p.workspace_id = $1 AND p.knowledge_base_id = c.knowledge_base_id AND p.lexeme = w.lexeme AND p.chunk_id = c.id)
-         / nullif((SELECT sum(idf) FROM weights), 0) AS coverage
+       c.start_offset, c.end_offset, c.page, ${cosine} AS cosine, ${knownCoverage ? 'NULL::float8' : COVERAGE} AS coverage
      FROM chunks c JOIN entries e ON e.id = c.entry_id
      WHERE c.workspace_id = $1 AND e.workspace_id = $1 AND c.id = ANY($2::uuid[])`,
     values,
@@ -215,7 +230,7 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
         score: item.score,
         vectorScore: row.cosine === null ? null : Number(row.cosine),
         keywordScore: keywordScores.get(item.id) ?? null,
-        keywordCoverage: Number(row.coverage ?? 0),
+        keywordCoverage: knownCoverage ? (knownCoverage.get(row.id) ?? 0) : Number(row.coverage ?? 0),
       },
     ];
   });
