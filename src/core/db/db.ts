@@ -1,7 +1,11 @@
 /** The result of one statement: its rows and how many rows it touched. */
 export type QueryResult<Row> = { rows: Row[]; rowCount: number };
 
-/** Anything that runs parameterized SQL: the database itself or an open transaction. */
+/**
+ * Anything that runs parameterized SQL: the database itself or an open transaction. A
+ * `Float32Array` value is bound as a pgvector `vector` in binary (`vector-parameter.ts`); the
+ * statement casts it to `vector`.
+ */
 export interface Queryable {
   query<Row = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>>;
   /** Runs SQL text that may hold several statements and takes no parameters (migrations). */

@@ -8,6 +8,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import type { QueryResult } from './db.ts';
 import { TransactionGate } from './transaction-gate.ts';
 import { VECTOR_SEARCH_SETTINGS } from './vector-search-defaults.ts';
+import { vectorBytes } from './vector-parameter.ts';
 
 /** `tx`: the id of the transaction a statement belongs to (the id of the request that began it). */
 export type PgliteRequest =
@@ -32,6 +33,21 @@ const transactions = new Map<number, OpenTransaction>();
 const gate = new TransactionGate();
 // Rejects a transaction's callback so that PGlite rolls it back; only ever seen here.
 const ROLLBACK = Symbol('rollback');
+
+// PGlite binds a parameter as binary when the serializer of its type returns bytes. Vector's type
+// id is the database's own: read on the connection or transaction of the first statement that
+// binds a vector (a root read would wait for that transaction), and kept once read.
+let vectorSerializers: Record<number, (value: unknown) => string> | undefined;
+
+async function serializersFor(target: PGlite | Transaction, values: readonly unknown[]) {
+  if (!values.some((value) => value instanceof Float32Array)) return undefined;
+  if (!vectorSerializers) {
+    const { rows } = await target.query<{ oid: number }>("SELECT 'vector'::regtype::oid AS oid");
+    // PGlite's own serializers turn values into text; bytes are bound as they are.
+    vectorSerializers = { [rows[0]!.oid]: (value) => (value instanceof Float32Array ? vectorBytes(value) : String(value)) as string };
+  }
+  return vectorSerializers;
+}
 
 function database(): PGlite {
   if (!pglite) throw new Error('The embedded database is not open.');
@@ -84,7 +100,11 @@ async function handle(id: number, request: PgliteRequest): Promise<unknown> {
       return undefined;
     case 'query': {
       const { tx, text, values } = request;
-      const run = () => (tx === undefined ? database() : transaction(tx)).query<Record<string, unknown>>(text, values as unknown[]);
+      const run = async () => {
+        const target = tx === undefined ? database() : transaction(tx);
+        const serializers = await serializersFor(target, values);
+        return target.query<Record<string, unknown>>(text, values as unknown[], serializers && { serializers });
+      };
       const result = await (tx === undefined ? gate.statement(run) : run());
       // PGlite reports affectedRows 0 for a SELECT, where pg reports the rows returned.
       return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) } satisfies QueryResult<unknown>;

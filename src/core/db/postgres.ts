@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Db, Queryable, QueryResult } from './db.ts';
 import { translateDbError } from './unavailable.ts';
+import { vectorBytes } from './vector-parameter.ts';
 import { VECTOR_SEARCH_DEFAULTS } from './vector-search-defaults.ts';
 
 // COUNT(*) and other int8 values come back as strings by default; every count lore reads fits
@@ -21,10 +22,17 @@ export type PostgresOptions = {
   idleInTransactionTimeoutMs: number;
 };
 
+/** The driver sends a Buffer as a binary parameter, which the statement's cast reads with `vector_recv`. */
+function bound(value: unknown): unknown {
+  if (!(value instanceof Float32Array)) return value;
+  const bytes = vectorBytes(value);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 function wrap(target: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<Row>(text: string, values: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      const result = await target.query(text, values as unknown[]).catch(translateDbError);
+      const result = await target.query(text, values.map(bound)).catch(translateDbError);
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     },
     async exec(text: string): Promise<void> {

@@ -44,8 +44,8 @@ export type RetrievedChunk = {
 // 0.9 gave 0.673, 0.683, 0.685, 0.6875 on train and no difference on bench:answers dev.
 const KEYWORD_WEIGHT = 0.8;
 
-/** The question's vector, as a pgvector literal of the knowledge bases' dimension. */
-type QueryVector = { dimension: number; literal: string };
+/** The question's vector, of the knowledge bases' dimension (bound in binary, see `Queryable`). */
+type QueryVector = { dimension: number; vector: Float32Array };
 
 /**
  * Embeds the question, when the knowledge bases hold vectors of the provider in use (undefined
@@ -55,7 +55,7 @@ async function queryVector(db: Db, input: RetrieveInput, embedder: EmbeddingProv
   const dimension = input.vectorDimension === undefined ? await vectorDimension(db, input, embedder) : input.vectorDimension;
   if (!dimension || !Number.isInteger(dimension)) return undefined;
   const [vector] = await embedder.embed([input.query]);
-  return { dimension, literal: `[${Array.prototype.join.call(vector, ',')}]` };
+  return { dimension, vector: vector! };
 }
 
 async function vectorDimension(db: Db, input: RetrieveInput, embedder: EmbeddingProvider): Promise<number | undefined> {
@@ -90,7 +90,7 @@ async function vectorSearch(db: Db, input: RetrieveInput, query: QueryVector | u
          ${filter.sql}
          ORDER BY ${distance} LIMIT $4
        ) nearest ORDER BY distance`,
-      [input.workspaceId, input.knowledgeBaseIds, query.literal, limit, ...filter.values],
+      [input.workspaceId, input.knowledgeBaseIds, query.vector, limit, ...filter.values],
     );
     return rows.map((row) => ({ id: row.id, score: 1 - row.distance }));
   };
@@ -184,7 +184,7 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
   const cosine = query
     ? `CASE WHEN c.embedding_dimension = ${query.dimension} THEN 1 - (${distanceTo(query, 3)}) END`
     : 'NULL::float8';
-  const values: unknown[] = [input.workspaceId, ids, ...(query ? [query.literal] : [])];
+  const values: unknown[] = [input.workspaceId, ids, ...(query ? [query.vector] : [])];
   const knownCoverage = coverage?.(ids);
   const { rows } = await db.query<{
     id: string;
