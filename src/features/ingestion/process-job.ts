@@ -50,7 +50,7 @@ type Write = {
   textHashes: string[];
   /**
    * Each chunk's vector, filled by the embed stage: pgvector text when the knowledge base had it,
-   * else the fresh vector, turned into text as its record is written (see `vectorText`).
+   * else the fresh vector, which the chunk insert binds in binary (see `Queryable`).
    */
   vectors: Array<string | Float32Array>;
   embedded: number;
@@ -62,15 +62,6 @@ type Timings = { parse: number; hash: number; chunk: number; embed: number; writ
 
 function elapsed(start: number): number {
   return performance.now() - start;
-}
-
-/**
- * pgvector's text form. Formatting 512 floats takes 0.2-0.3 ms, on the thread that serves HTTP:
- * done record by record, between their statements, rather than for a whole batch of 256 chunks at
- * once (a 40-80 ms stall, bench/healthz-during-ingest.ts).
- */
-function vectorText(vector: string | Float32Array): string {
-  return typeof vector === 'string' ? vector : `[${Array.prototype.join.call(vector, ',')}]`;
 }
 
 /**
@@ -360,20 +351,19 @@ export function pageOf(pageStarts: readonly number[] | undefined, offset: number
 async function write(db: Db, job: ClaimedJob, prepared: Prepared, timings: Timings): Promise<void> {
   const started = performance.now();
   try {
-    const vectors = await vectorTexts(prepared.writes);
     // PGlite is one connection: a query waits for the write transaction in progress. A batch's
     // transaction there took 1.5-3.5 s (mostly the HNSW inserts), and question p99 during an
     // ingestion went from 2.3 to 29 times idle (bench/healthz-during-ingest.ts), so PGlite keeps
     // one short transaction per record, which the transaction gate can fit queries between.
     if (db.engine === 'pglite' || repeatsRecord(prepared)) {
-      await writeRecordByRecord(db, job, prepared, vectors);
+      await writeRecordByRecord(db, job, prepared);
       return;
     }
     try {
-      await db.transaction((tx) => writeBatch(tx, db.engine, job, prepared, vectors));
+      await db.transaction((tx) => writeBatch(tx, db.engine, job, prepared));
     } catch (error) {
       if (error instanceof LeaseLostError || error instanceof DatabaseUnavailableError) throw error;
-      await writeRecordByRecord(db, job, prepared, vectors);
+      await writeRecordByRecord(db, job, prepared);
     }
   } finally {
     timings.write += elapsed(started);
@@ -391,17 +381,6 @@ function dimensionOf(vector: string | Float32Array): number {
   return commas + 1;
 }
 
-/** Each write's vectors as pgvector text, yielding now and then (see `vectorText`). */
-async function vectorTexts(writes: Write[]): Promise<string[][]> {
-  const slice = yieldEvery();
-  const texts: string[][] = [];
-  for (const item of writes) {
-    texts.push(item.vectors.map(vectorText));
-    await slice();
-  }
-  return texts;
-}
-
 /**
  * True when a record id comes twice among a batch's writes or twice among its deletes: one
  * multi-row upsert cannot touch a row twice, and record by record the later one wins, as it must.
@@ -413,12 +392,12 @@ function repeatsRecord(prepared: Prepared): boolean {
 }
 
 /** The batch's statements, in the order writing it record by record would run them. */
-async function writeBatch(tx: Queryable, engine: Db['engine'], job: ClaimedJob, prepared: Prepared, vectors: string[][]): Promise<void> {
+async function writeBatch(tx: Queryable, engine: Db['engine'], job: ClaimedJob, prepared: Prepared): Promise<void> {
   // The batch need not wait for its WAL flush: should the server crash first, its records and
   // their result rows are lost together, and the resumed job writes them again.
   if (engine === 'postgres') await tx.query('SET LOCAL synchronous_commit = off');
   const outcomes = [...prepared.outcomes, ...(await deleteRecords(tx, job, prepared.deletes))];
-  outcomes.push(...(await writeRecords(tx, job, prepared.writes, vectors)));
+  outcomes.push(...(await writeRecords(tx, job, prepared.writes)));
   const recorded = await insertResults(tx, job, outcomes);
   if (recorded < outcomes.length) {
     if (!(await holdsLease(tx, job))) throw new LeaseLostError();
@@ -447,7 +426,7 @@ async function deleteRecords(tx: Queryable, job: ClaimedJob, deletes: Indexed<No
  * every chunk of the batch inserted in one more. An entry stored by a job submitted later is left
  * as it is: that record is superseded.
  */
-async function writeRecords(tx: Queryable, job: ClaimedJob, writes: Write[], vectors: string[][]): Promise<Outcome[]> {
+async function writeRecords(tx: Queryable, job: ClaimedJob, writes: Write[]): Promise<Outcome[]> {
   if (writes.length === 0) return [];
   const records = writes.map((item) => item.record);
   const { rows } = await tx.query<{ id: string; record_id: string; created: boolean }>(
@@ -485,8 +464,8 @@ async function writeRecords(tx: Queryable, job: ClaimedJob, writes: Write[], vec
   const updated = rows.filter((row) => !row.created).map((row) => row.id);
   if (updated.length > 0) await tx.query('DELETE FROM chunks WHERE workspace_id = $1 AND entry_id = ANY($2::uuid[])', [job.workspaceId, updated]);
 
-  const chunks: { entryId: string; title: string; chunk: Chunk; textHash: string; vector: string; dimension: number; page: number | null }[] = [];
-  writes.forEach((item, index) => {
+  const chunks: ChunkRow[] = [];
+  writes.forEach((item) => {
     const entry = entries.get(item.record.id);
     if (!entry) return;
     item.chunks.forEach((chunk, position) => {
@@ -495,38 +474,13 @@ async function writeRecords(tx: Queryable, job: ClaimedJob, writes: Write[], vec
         title: item.record.title,
         chunk,
         textHash: item.textHashes[position]!,
-        vector: vectors[index]![position]!,
+        vector: item.vectors[position]!,
         dimension: dimensionOf(item.vectors[position]!),
         page: pageOf(item.record.pageStarts, chunk.start),
       });
     });
   });
-  if (chunks.length > 0) {
-    await tx.query(
-      `INSERT INTO chunks (workspace_id, knowledge_base_id, entry_id, ordinal, text, heading_path, start_offset, end_offset,
-         text_hash, embedding, embedding_dimension, search_vector, page)
-       SELECT $1, $2, c.entry_id, c.ordinal, c.text, string_to_array(c.headings, chr(31)), c.start_offset, c.end_offset,
-         c.text_hash, c.vector::vector, c.dimension,
-         setweight(keyword_document(c.title || ' ' || replace(c.headings, chr(31), ' ')), 'A') || keyword_document(c.text), c.page
-       FROM unnest($3::uuid[], $4::text[], $5::int[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[], $11::text[], $12::int[], $13::int[])
-         AS c(entry_id, title, ordinal, text, headings, start_offset, end_offset, text_hash, vector, dimension, page)`,
-      [
-        job.workspaceId,
-        job.knowledgeBaseId,
-        chunks.map((row) => row.entryId),
-        chunks.map((row) => row.title),
-        chunks.map((row) => row.chunk.ordinal),
-        chunks.map((row) => row.chunk.text),
-        chunks.map((row) => row.chunk.headingPath.join('\u001f')),
-        chunks.map((row) => row.chunk.start),
-        chunks.map((row) => row.chunk.end),
-        chunks.map((row) => row.textHash),
-        chunks.map((row) => row.vector),
-        chunks.map((row) => row.dimension),
-        chunks.map((row) => row.page),
-      ],
-    );
-  }
+  for (let first = 0; first < chunks.length; first += CHUNKS_PER_INSERT) await insertChunks(tx, job, chunks.slice(first, first + CHUNKS_PER_INSERT));
   return writes.map((item): Outcome => {
     const entry = entries.get(item.record.id);
     const base = { ordinal: item.ordinal, recordId: item.record.id };
@@ -535,12 +489,47 @@ async function writeRecords(tx: Queryable, job: ClaimedJob, writes: Write[], vec
   });
 }
 
+type ChunkRow = { entryId: string; title: string; chunk: Chunk; textHash: string; vector: string | Float32Array; dimension: number; page: number | null };
+
+// Chunks per INSERT: it binds a parameter per vector, and a statement takes at most 65,535.
+const CHUNKS_PER_INSERT = 1000;
+
+/** Inserts chunks of the job's knowledge base in one statement (its keyword trigger runs once). */
+async function insertChunks(tx: Queryable, job: ClaimedJob, chunks: ChunkRow[]): Promise<void> {
+  // A parameter per vector, so that each is bound in binary (an array parameter is text).
+  const vectorParameters = chunks.map((_, index) => `$${13 + index}::vector`).join(', ');
+  await tx.query(
+    `INSERT INTO chunks (workspace_id, knowledge_base_id, entry_id, ordinal, text, heading_path, start_offset, end_offset,
+       text_hash, embedding, embedding_dimension, search_vector, page)
+     SELECT $1, $2, c.entry_id, c.ordinal, c.text, string_to_array(c.headings, chr(31)), c.start_offset, c.end_offset,
+       c.text_hash, c.vector, c.dimension,
+       setweight(keyword_document(c.title || ' ' || replace(c.headings, chr(31), ' ')), 'A') || keyword_document(c.text), c.page
+     FROM unnest($3::uuid[], $4::text[], $5::int[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[], ARRAY[${vectorParameters}], $11::int[], $12::int[])
+       AS c(entry_id, title, ordinal, text, headings, start_offset, end_offset, text_hash, vector, dimension, page)`,
+    [
+      job.workspaceId,
+      job.knowledgeBaseId,
+      chunks.map((row) => row.entryId),
+      chunks.map((row) => row.title),
+      chunks.map((row) => row.chunk.ordinal),
+      chunks.map((row) => row.chunk.text),
+      chunks.map((row) => row.chunk.headingPath.join('\u001f')),
+      chunks.map((row) => row.chunk.start),
+      chunks.map((row) => row.chunk.end),
+      chunks.map((row) => row.textHash),
+      chunks.map((row) => row.dimension),
+      chunks.map((row) => row.page),
+      ...chunks.map((row) => row.vector),
+    ],
+  );
+}
+
 /**
  * The way back when the batch's transaction failed: each record with its result row in a
  * transaction of its own. A record that still fails is left without a result row (the job's next
  * attempt tries it again) while the others are written; its error is thrown at the end.
  */
-async function writeRecordByRecord(db: Db, job: ClaimedJob, prepared: Prepared, vectors: string[][]): Promise<void> {
+async function writeRecordByRecord(db: Db, job: ClaimedJob, prepared: Prepared): Promise<void> {
   let failure: unknown;
   const commit = async (work: (tx: Queryable) => Promise<Outcome>) => {
     try {
@@ -555,7 +544,7 @@ async function writeRecordByRecord(db: Db, job: ClaimedJob, prepared: Prepared, 
   };
   if (prepared.outcomes.length > 0) await commitOutcomes(db, job, prepared.outcomes);
   for (const item of prepared.deletes) await commit(async (tx) => (await deleteRecords(tx, job, [item]))[0]!);
-  for (const [index, item] of prepared.writes.entries()) await commit(async (tx) => (await writeRecords(tx, job, [item], [vectors[index]!]))[0]!);
+  for (const item of prepared.writes) await commit(async (tx) => (await writeRecords(tx, job, [item]))[0]!);
   if (failure !== undefined) throw failure;
 }
 
