@@ -496,8 +496,22 @@ const CHUNKS_PER_INSERT = 1000;
 
 /** Inserts chunks of the job's knowledge base in one statement (its keyword trigger runs once). */
 async function insertChunks(tx: Queryable, job: ClaimedJob, chunks: ChunkRow[]): Promise<void> {
-  // A parameter per vector, so that each is bound in binary (an array parameter is text).
-  const vectorParameters = chunks.map((_, index) => `$${13 + index}::vector`).join(', ');
+  const columns = [
+    job.workspaceId,
+    job.knowledgeBaseId,
+    chunks.map((row) => row.entryId),
+    chunks.map((row) => row.title),
+    chunks.map((row) => row.chunk.ordinal),
+    chunks.map((row) => row.chunk.text),
+    chunks.map((row) => row.chunk.headingPath.join('\u001f')),
+    chunks.map((row) => row.chunk.start),
+    chunks.map((row) => row.chunk.end),
+    chunks.map((row) => row.textHash),
+    chunks.map((row) => row.dimension),
+    chunks.map((row) => row.page),
+  ];
+  // A parameter per vector after the columns', so that each is bound in binary (an array parameter is text).
+  const vectorParameters = chunks.map((_, index) => `$${columns.length + 1 + index}::vector`).join(', ');
   await tx.query(
     `INSERT INTO chunks (workspace_id, knowledge_base_id, entry_id, ordinal, text, heading_path, start_offset, end_offset,
        text_hash, embedding, embedding_dimension, search_vector, page)
@@ -506,21 +520,7 @@ async function insertChunks(tx: Queryable, job: ClaimedJob, chunks: ChunkRow[]):
        setweight(keyword_document(c.title || ' ' || replace(c.headings, chr(31), ' ')), 'A') || keyword_document(c.text), c.page
      FROM unnest($3::uuid[], $4::text[], $5::int[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[], ARRAY[${vectorParameters}], $11::int[], $12::int[])
        AS c(entry_id, title, ordinal, text, headings, start_offset, end_offset, text_hash, vector, dimension, page)`,
-    [
-      job.workspaceId,
-      job.knowledgeBaseId,
-      chunks.map((row) => row.entryId),
-      chunks.map((row) => row.title),
-      chunks.map((row) => row.chunk.ordinal),
-      chunks.map((row) => row.chunk.text),
-      chunks.map((row) => row.chunk.headingPath.join('\u001f')),
-      chunks.map((row) => row.chunk.start),
-      chunks.map((row) => row.chunk.end),
-      chunks.map((row) => row.textHash),
-      chunks.map((row) => row.dimension),
-      chunks.map((row) => row.page),
-      ...chunks.map((row) => row.vector),
-    ],
+    [...columns, ...chunks.map((row) => row.vector)],
   );
 }
 

@@ -72,7 +72,7 @@ async function rankFromMemory(db: Queryable, input: RetrieveInput, limit: number
     df: number;
     idf: number;
     average_length: number;
-    absent_idf: number;
+    whole_idf: number;
   }>(
     `WITH totals AS (${KEYWORD_TOTALS}),
      question AS (SELECT DISTINCT q.lexeme FROM unnest(keyword_document($3)) q),
@@ -87,8 +87,9 @@ async function rankFromMemory(db: Queryable, input: RetrieveInput, limit: number
      terms AS (SELECT lexeme, sum(postings) AS df FROM lists GROUP BY lexeme)
      SELECT l.knowledge_base_id, l.lexeme, l.postings, l.version, t.df,
        ln(1 + (totals.chunks - t.df + 0.5) / (t.df + 0.5)) AS idf, totals.average_length,
-       -- The idf of the question's lexemes that no chunk holds, which weigh in the coverage's whole.
-       ((SELECT count(*) FROM question) - (SELECT count(*) FROM terms)) * ln(1 + (totals.chunks + 0.5) / 0.5) AS absent_idf
+       -- The coverage's whole: every lexeme of the question, those no chunk holds (df 0) included.
+       (SELECT sum(ln(1 + (totals.chunks - coalesce(w.df, 0) + 0.5) / (coalesce(w.df, 0) + 0.5)))
+        FROM question q LEFT JOIN terms w ON w.lexeme = q.lexeme) AS whole_idf
      FROM lists l JOIN terms t ON t.lexeme = l.lexeme CROSS JOIN totals`,
     [input.workspaceId, input.knowledgeBaseIds, input.query],
   );
@@ -101,8 +102,7 @@ async function rankFromMemory(db: Queryable, input: RetrieveInput, limit: number
     return undefined;
   }
   const weighted = found.map((list, index) => ({ list, idf: Number(rows[index]!.idf) }));
-  const idfs = new Map(rows.map((row) => [row.lexeme, Number(row.idf)]));
-  const wholeIdf = [...idfs.values()].reduce((sum, idf) => sum + idf, Number(rows[0]!.absent_idf));
+  const wholeIdf = Number(rows[0]!.whole_idf);
   return {
     ranking: lists.topK(weighted, Number(rows[0]!.average_length), limit),
     documentFrequencies: Object.fromEntries(rows.map((row) => [row.lexeme, Number(row.df)])),
