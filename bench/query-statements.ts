@@ -33,14 +33,15 @@ function backendCpuMs(pid: number): number {
   return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
 }
 
-// The pool calls `client.query(text, values, callback)`; every other call passes through as it is.
+// The pool calls `client.query(text or config, values, callback)`; every other call passes through as it is.
 type Callback = (error: Error | null, result: unknown) => void;
 const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 pg.Client.prototype.query = function (this: pg.Client & { processID?: number }, ...args: unknown[]) {
   const [config, values, callback] = args;
   const pid = this.processID;
-  if (!measuring || !pid || typeof config !== 'string' || typeof callback !== 'function') return query.apply(this, args);
-  const label = config.replace(/\s+/g, ' ').trim().slice(0, 60);
+  const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
+  if (!measuring || !pid || typeof text !== 'string' || typeof callback !== 'function') return query.apply(this, args);
+  const label = text.replace(/\s+/g, ' ').trim().slice(0, 60);
   const cpu = backendCpuMs(pid);
   const started = performance.now();
   return query.call(this, config, values, (error: Error | null, result: unknown) => {

@@ -1,13 +1,24 @@
 /** The result of one statement: its rows and how many rows it touched. */
 export type QueryResult<Row> = { rows: Row[]; rowCount: number };
 
+/** How a statement runs, beside its text and values. */
+export type QueryOptions = {
+  /**
+   * Parse and plan it once per connection instead of at every call: a named prepared statement on
+   * PostgreSQL, whose server then chooses between a generic plan and custom ones as for any
+   * prepared statement. For statements of the query path whose text does not vary with their
+   * values, run at every question. PGlite parses every statement (its protocol runs unnamed ones).
+   */
+  prepare?: boolean;
+};
+
 /**
  * Anything that runs parameterized SQL: the database itself or an open transaction. A
  * `Float32Array` value is bound as a pgvector `vector` in binary (`vector-parameter.ts`); the
  * statement casts it to `vector`.
  */
 export interface Queryable {
-  query<Row = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>>;
+  query<Row = Record<string, unknown>>(text: string, values?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<Row>>;
   /** Runs SQL text that may hold several statements and takes no parameters (migrations). */
   exec(text: string): Promise<void>;
 }

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Db, Queryable, QueryResult } from './db.ts';
+import type { Db, Queryable, QueryOptions, QueryResult } from './db.ts';
 import { translateDbError } from './unavailable.ts';
 import { vectorBytes } from './vector-parameter.ts';
 import { VECTOR_SEARCH_DEFAULTS } from './vector-search-defaults.ts';
@@ -29,10 +30,25 @@ function bound(value: unknown): unknown {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+// Statement names by text: a name is a hash of the text, so that one text has one name on every
+// connection, and the driver, which remembers the names each connection has parsed, sends Parse
+// only the first time.
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `lore_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
 function wrap(target: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async query<Row>(text: string, values: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      const result = await target.query(text, values.map(bound)).catch(translateDbError);
+    async query<Row>(text: string, values: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<Row>> {
+      const config = { text, values: values.map(bound), ...(options?.prepare ? { name: statementName(text) } : {}) };
+      const result = await target.query(config).catch(translateDbError);
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     },
     async exec(text: string): Promise<void> {

@@ -119,6 +119,7 @@ export async function recordQuery(db: Queryable, session: Session, query: Answer
       query.askedAt,
       query.answeredAt,
     ],
+    { prepare: true },
   );
 }
 

@@ -92,6 +92,7 @@ async function rankFromMemory(db: Queryable, input: RetrieveInput, limit: number
         FROM question q LEFT JOIN terms w ON w.lexeme = q.lexeme) AS whole_idf
      FROM lists l JOIN terms t ON t.lexeme = l.lexeme CROSS JOIN totals`,
     [input.workspaceId, input.knowledgeBaseIds, input.query],
+    { prepare: true },
   );
   // No chunk holds a lexeme of the question: every coverage is 0.
   if (rows.length === 0) return { ranking: [], documentFrequencies: {}, coverage: () => new Map() };
