@@ -14,9 +14,11 @@ type PostingList = {
   chunks: Int32Array;
   frequencies: Uint16Array;
   lengths: Uint16Array;
-  /** Each posting's `keyword_term_weight` under `averageLength`, computed when first needed. */
-  weights?: { averageLength: number; values: Float64Array };
+  /** Each posting's `keyword_term_weight` under `averageLength`, and the largest, computed when first needed. */
+  weights?: TermWeights;
 };
+
+type TermWeights = { averageLength: number; values: Float64Array; largest: number };
 
 /**
  * Chunk ids as the numbers the lists hold. Replaced whole when the cache is cleared, so that a list
@@ -43,6 +45,12 @@ const DEFAULT_LIMITS = { postings: 4_000_000, chunkIds: 500_000, listPostings: 2
 // changes with every batch, and each load of a 26,000-posting list costs about 15 ms of database.
 const RELOAD_INTERVAL_MS = 1000;
 const UUID_LENGTH = 36;
+// How far rounding to 9 decimals can move a score: chunks this close to the k-th best may still tie it.
+const ROUNDING = 1e-8;
+// Positions in a list, as `inChunkOrder` packs them beside chunk numbers: above the largest list kept.
+const POSITIONS = 2 ** 18;
+// A step of bisection costs about this many postings of a pass over a list.
+const SEARCH_COST = 4;
 
 /**
  * Posting lists of the lexemes questions ask for, kept in this process and checked against the
@@ -58,12 +66,18 @@ export class PostingLists {
   private scores = new Float64Array(1024);
   private seen = new Uint8Array(1024);
   private touched = new Int32Array(1024);
+  private marks = new Uint8Array(1024);
   private loading: Promise<void> | undefined;
   private loads: Promise<void> = Promise.resolve();
-  /** Questions answered from memory, and those that had to go to the database. */
-  readonly counts = { hits: 0, misses: 0 };
+  /**
+   * Questions answered from memory and those that had to go to the database; the postings of the
+   * lists `topK` summed whole, and of those it only looked candidates up in.
+   */
+  readonly counts = { hits: 0, misses: 0, postingsSummed: 0, postingsScanned: 0 };
 
-  constructor(private readonly limits = DEFAULT_LIMITS) {}
+  constructor(private readonly limits = DEFAULT_LIMITS) {
+    if (limits.listPostings > POSITIONS) throw new Error(`A list of more than ${POSITIONS} postings cannot be kept in chunk order.`);
+  }
 
   /** What this process holds. */
   get held(): { lists: number; postings: number; chunkIds: number } {
@@ -164,7 +178,7 @@ export class PostingLists {
         list.lengths[index] = length;
         if (index % 1024 === 1023) await slice();
       }
-      if (fits) this.keep(listName(workspaceId, { knowledgeBaseId: row.knowledge_base_id, lexeme: row.lexeme }), list);
+      if (fits) this.keep(listName(workspaceId, { knowledgeBaseId: row.knowledge_base_id, lexeme: row.lexeme }), inChunkOrder(list));
     }
   }
 
@@ -172,15 +186,35 @@ export class PostingLists {
    * The top k chunks by BM25 over the lists, as `keyword_top_k` ranks them: per posting idf ×
    * `keyword_term_weight` (migration 007), summed per chunk, rounded to 9 decimals the way
    * PostgreSQL rounds a float8 through numeric, ties by chunk id.
+   *
+   * MaxScore (Turtle and Flood 1995), as `keyword_top_k` prunes in SQL: lists are summed whole in
+   * the order of their upper bound (idf × their largest weight), the rarest and heaviest first,
+   * while the bounds of the lists left could still lift a chunk not seen yet past θ, the k-th
+   * largest partial sum (a lower bound of the k-th best score). Once they cannot, the lists left
+   * (a question's common words: most of its postings, least of its weight) only complete the
+   * chunks seen whose partial sum plus those bounds reaches θ, each looked up in the list (kept in
+   * chunk order) instead of every posting adding to a score in a table of every chunk, a cache
+   * miss each (bench/README.md, "MaxScore over the lists in memory").
    */
   topK(weighted: WeightedList[], averageLength: number, k: number): Ranked {
     const ids = weighted[0]?.list.numbering.ids ?? [];
     this.reserve(ids.length);
     const { scores, seen, touched } = this;
+    const lists = weighted
+      .map(({ list, idf }) => {
+        const weights = termWeights(list, averageLength);
+        return { chunks: list.chunks, weights: weights.values, idf, bound: idf * weights.largest };
+      })
+      .sort((a, b) => b.bound - a.bound);
+    // left[i]: the most the lists from i on can add to a chunk's score.
+    const left = new Float64Array(lists.length + 1);
+    for (let index = lists.length - 1; index >= 0; index -= 1) left[index] = left[index + 1]! + lists[index]!.bound;
     let count = 0;
-    for (const { list, idf } of weighted) {
-      const { chunks } = list;
-      const weights = termWeights(list, averageLength);
+    let theta = -Infinity;
+    let summed = 0;
+    for (; summed < lists.length; summed += 1) {
+      if (count >= k && left[summed]! < theta - ROUNDING) break;
+      const { chunks, weights, idf } = lists[summed]!;
       for (let index = 0; index < chunks.length; index += 1) {
         const chunk = chunks[index]!;
         if (seen[chunk] === 0) {
@@ -189,42 +223,58 @@ export class PostingLists {
         }
         scores[chunk]! += idf * weights[index]!;
       }
+      this.counts.postingsSummed += chunks.length;
+      if (count >= k) theta = kthLargest(touched.subarray(0, count), scores, k);
     }
-    // The k-th best raw score; rounding moves a score by less than 1e-8 here, so only chunks
-    // within that of it can still tie or overtake once rounded.
-    const floor = kthLargest(touched.subarray(0, count), scores, k) - 1e-8;
+    let candidates = count;
+    if (summed < lists.length) {
+      // Only the chunks that can still reach θ are completed (moved to the front of `touched`),
+      // list by list; after each list θ is taken again from their sums so far and those that can
+      // no longer reach it are dropped. The others keep a partial sum, below any score of the top k.
+      for (let rest = summed; rest < lists.length; rest += 1) {
+        if (rest > summed) theta = Math.max(theta, kthLargest(touched.subarray(0, candidates), scores, k));
+        let kept = 0;
+        for (let index = 0; index < candidates; index += 1) {
+          const chunk = touched[index]!;
+          if (scores[chunk]! + left[rest]! < theta - ROUNDING) continue;
+          touched[index] = touched[kept]!;
+          touched[kept++] = chunk;
+        }
+        candidates = kept;
+        const { chunks, weights, idf } = lists[rest]!;
+        forEachHeld(chunks, touched.subarray(0, candidates), this.marks, (chunk, position) => (scores[chunk]! += idf * weights[position]!));
+        this.counts.postingsScanned += chunks.length;
+      }
+    }
+    // The k-th best score; rounding moves a score by less than 1e-8 here, so only chunks within
+    // that of it can still tie or overtake once rounded.
+    const floor = kthLargest(touched.subarray(0, candidates), scores, k) - ROUNDING;
     const ranked: Ranked = [];
-    for (let index = 0; index < count; index += 1) {
+    for (let index = 0; index < candidates; index += 1) {
       const chunk = touched[index]!;
       if (scores[chunk]! >= floor) ranked.push({ id: ids[chunk]!, score: roundLikePostgres(scores[chunk]!) });
-      scores[chunk] = seen[chunk] = 0;
     }
+    for (let index = 0; index < count; index += 1) scores[touched[index]!] = seen[touched[index]!] = 0;
     return ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, k);
   }
 
   /**
    * Each named chunk's sum of the idf of the lists that hold it (absent: none does): what the
    * keyword coverage of the chunks returned adds up, read from the lists the question was ranked
-   * with instead of an index probe per chunk and lexeme in the database. One pass over the lists,
-   * as `topK` makes, with the named chunks marked. The lists are those of one `lookup`.
+   * with instead of an index probe per chunk and lexeme in the database: the named chunks are
+   * looked up in each list (`forEachHeld`). The lists are those of one `lookup`.
    */
   idfSums(weighted: WeightedList[], chunkIds: string[]): Map<string, number> {
     const sums = new Map<string, number>();
     const numbering = weighted[0]?.list.numbering;
     if (!numbering) return sums;
     this.reserve(numbering.ids.length);
-    const { scores: found, seen: marked } = this;
-    const named = chunkIds.flatMap((id) => {
-      const number = numbering.numbers.get(id);
-      return number === undefined ? [] : [{ id, number }];
-    });
-    for (const { number } of named) marked[number] = 1;
-    for (const { list, idf } of weighted) {
-      for (const chunk of list.chunks) if (marked[chunk] === 1) found[chunk]! += idf;
-    }
-    for (const { id, number } of named) {
-      if (found[number]! > 0) sums.set(id, found[number]!);
-      found[number] = marked[number] = 0;
+    const { scores: found } = this;
+    const named = Int32Array.from(new Set(chunkIds.flatMap((id) => numbering.numbers.get(id) ?? []))).sort();
+    for (const { list, idf } of weighted) forEachHeld(list.chunks, named, this.marks, (chunk) => (found[chunk]! += idf));
+    for (const number of named) {
+      if (found[number]! > 0) sums.set(numbering.ids[number]!, found[number]!);
+      found[number] = 0;
     }
     return sums;
   }
@@ -235,6 +285,7 @@ export class PostingLists {
     this.scores = new Float64Array(chunks * 2);
     this.seen = new Uint8Array(chunks * 2);
     this.touched = new Int32Array(chunks * 2);
+    this.marks = new Uint8Array(chunks * 2);
   }
 
   private keep(name: string, list: PostingList): void {
@@ -267,6 +318,56 @@ function chunkNumber(numbering: Numbering, id: string): number {
   return number;
 }
 
+/**
+ * The list with its postings in ascending chunk order, for `forEachHeld`. Each posting is sorted as
+ * chunk × POSITIONS + position, exact in a double (chunk numbers stay below 2^19, positions below
+ * 2^18), because a typed array sorts numbers natively: about 1 ms for a list of 26,000 postings.
+ */
+function inChunkOrder(list: PostingList): PostingList {
+  const { chunks, frequencies, lengths } = list;
+  const keys = new Float64Array(chunks.length);
+  for (let position = 0; position < chunks.length; position += 1) keys[position] = chunks[position]! * POSITIONS + position;
+  keys.sort();
+  const sorted = { ...list, chunks: new Int32Array(chunks.length), frequencies: new Uint16Array(chunks.length), lengths: new Uint16Array(chunks.length) };
+  for (let index = 0; index < keys.length; index += 1) {
+    const position = keys[index]! % POSITIONS;
+    sorted.chunks[index] = chunks[position]!;
+    sorted.frequencies[index] = frequencies[position]!;
+    sorted.lengths[index] = lengths[position]!;
+  }
+  return sorted;
+}
+
+/**
+ * Calls `visit` with each of `candidates` (chunk numbers, distinct) that `chunks` (a list in chunk
+ * order) holds, and its position there. Few candidates for the list's length are looked up by
+ * bisection (the candidates are sorted for it, in place); more are found by one pass over the
+ * list with the candidates marked in `marks` (zero outside this function), which reads the marks in
+ * address order since the list is in chunk order.
+ */
+function forEachHeld(chunks: Int32Array, candidates: Int32Array, marks: Uint8Array, visit: (chunk: number, position: number) => void): void {
+  if (candidates.length * Math.log2(chunks.length + 1) * SEARCH_COST < chunks.length) {
+    candidates.sort();
+    let low = 0;
+    for (const chunk of candidates) {
+      let high = chunks.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (chunks[middle]! < chunk) low = middle + 1;
+        else high = middle;
+      }
+      if (low === chunks.length) return;
+      if (chunks[low] === chunk) visit(chunk, low);
+    }
+    return;
+  }
+  for (const chunk of candidates) marks[chunk] = 1;
+  for (let position = 0; position < chunks.length; position += 1) {
+    if (marks[chunks[position]!] === 1) visit(chunks[position]!, position);
+  }
+  for (const chunk of candidates) marks[chunk] = 0;
+}
+
 function listName(workspaceId: string, key: Pick<ListKey, 'knowledgeBaseId' | 'lexeme'>): string {
   return `${workspaceId}/${key.knowledgeBaseId}/${key.lexeme}`;
 }
@@ -275,15 +376,17 @@ function listName(workspaceId: string, key: Pick<ListKey, 'knowledgeBaseId' | 'l
  * `keyword_term_weight(frequency, length, averageLength)` (migration 007) of each posting, in the
  * same floating-point operations; kept with the list until the average length changes.
  */
-function termWeights(list: PostingList, averageLength: number): Float64Array {
-  if (list.weights?.averageLength === averageLength) return list.weights.values;
+function termWeights(list: PostingList, averageLength: number): TermWeights {
+  if (list.weights?.averageLength === averageLength) return list.weights;
   const { frequencies, lengths } = list;
   const values = new Float64Array(frequencies.length);
+  let largest = 0;
   for (let index = 0; index < values.length; index += 1) {
     values[index] = termWeight(frequencies[index]!, lengths[index]!, averageLength);
+    largest = Math.max(largest, values[index]!);
   }
-  list.weights = { averageLength, values };
-  return values;
+  list.weights = { averageLength, values, largest };
+  return list.weights;
 }
 
 /** The k-th largest score of the chunks (the smallest when there are fewer than k), by a min-heap of k. */
@@ -313,6 +416,11 @@ function kthLargest(chunks: Int32Array, scores: Float64Array, k: number): number
  * significant digits (DBL_DIG), which is rounded half away from zero to 9 decimals.
  */
 export function roundLikePostgres(value: number): number {
+  // Below 1,000 the 15 digits are within 5e-13 of the value (5e-4 of a unit of 1e-9) and the
+  // product within 1e-4 of a unit, so far enough from a half both round to the same unit, and a
+  // unit count over 1e9 is the double that "<units>e-9" reads: a tenth of the time of the digits.
+  const scaled = value * 1e9;
+  if (value > 0 && value < 1000 && Math.abs(scaled - Math.floor(scaled) - 0.5) > 0.01) return Math.round(scaled) / 1e9;
   const [mantissa, exponentText] = value.toExponential(14).split('e') as [string, string];
   const negative = mantissa.startsWith('-');
   const digits = BigInt(mantissa.replace(/[-.]/g, ''));
