@@ -3,7 +3,7 @@
  * statements and transactions the main thread sends, and answers each request by its id.
  */
 import { parentPort } from 'node:worker_threads';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { parse, PGlite, protocol, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { QueryResult } from './db.ts';
 import { TransactionGate } from './transaction-gate.ts';
@@ -13,7 +13,7 @@ import { vectorBytes } from './vector-parameter.ts';
 /** `tx`: the id of the transaction a statement belongs to (the id of the request that began it). */
 export type PgliteRequest =
   | { kind: 'open'; dataDir: string }
-  | { kind: 'query'; tx?: number; text: string; values: readonly unknown[] }
+  | { kind: 'query'; tx?: number; text: string; values: readonly unknown[]; prepare?: boolean }
   | { kind: 'exec'; tx?: number; text: string }
   | { kind: 'begin' }
   | { kind: 'commit' | 'rollback'; tx: number }
@@ -47,6 +47,54 @@ async function serializersFor(target: PGlite | Transaction, values: readonly unk
     vectorSerializers = { [rows[0]!.oid]: (value) => (value instanceof Float32Array ? vectorBytes(value) : String(value)) as string };
   }
   return vectorSerializers;
+}
+
+// PGlite runs each statement as an unnamed one: parse, describe, bind, execute, every time. A
+// statement marked `prepare` is parsed once as a named statement of PGlite's one session, with its
+// parameter types, and then only bound and executed, as PGlite's own `query` does it otherwise:
+// the server keeps its plan as for any prepared statement. A prepared statement is not undone by a
+// rollback; it lasts as long as the database is open.
+type NamedStatement = { name: string; parameterTypes: number[] };
+const namedStatements = new Map<string, NamedStatement>();
+// Names are never reused, even of a statement whose parse failed.
+let statementsNamed = 0;
+
+/**
+ * Runs `text` as a named statement, under the locks PGlite's `query` takes: the transaction lock
+ * for a statement outside a transaction (it waits for an open one), and the statement lock.
+ */
+async function runNamed(inTransaction: boolean, text: string, values: readonly unknown[], serializers: Record<number, (value: unknown) => string> | undefined) {
+  const pg = database();
+  const run = () =>
+    pg.runExclusive(async () => {
+      const exchange = (message: Uint8Array) => pg.execProtocolStream(message, { syncToFs: false });
+      const messages: Awaited<ReturnType<PGlite['execProtocolStream']>> = [];
+      try {
+        let statement = namedStatements.get(text);
+        if (!statement) {
+          const name = `lore_${(statementsNamed += 1)}`;
+          await exchange(protocol.serialize.parse({ name, text }));
+          const parameterTypes = parse.parseDescribeStatementResults(await exchange(protocol.serialize.describe({ type: 'S', name })));
+          namedStatements.set(text, (statement = { name, parameterTypes }));
+        }
+        const { name, parameterTypes } = statement;
+        const bound = values.map((value, index) => {
+          if (value === null || value === undefined) return null;
+          const serialize = serializers?.[parameterTypes[index]!] ?? pg.serializers[parameterTypes[index]!];
+          return serialize ? serialize(value) : String(value);
+        });
+        messages.push(
+          ...(await exchange(protocol.serialize.bind({ statement: name, values: bound }))),
+          ...(await exchange(protocol.serialize.describe({ type: 'P' }))),
+          ...(await exchange(protocol.serialize.execute({}))),
+        );
+      } finally {
+        messages.push(...(await exchange(protocol.serialize.sync())));
+      }
+      if (!inTransaction) await pg.syncToFs();
+      return parse.parseResults(messages, pg.parsers)[0]!;
+    });
+  return inTransaction ? run() : pg._runExclusiveTransaction(run);
 }
 
 function database(): PGlite {
@@ -95,14 +143,16 @@ async function handle(id: number, request: PgliteRequest): Promise<unknown> {
   switch (request.kind) {
     case 'open':
       pglite = await PGlite.create({ dataDir: request.dataDir, extensions: { vector } });
+      namedStatements.clear();
       // PGlite is one session: what is set here holds for every later statement.
       await pglite.exec(VECTOR_SEARCH_SETTINGS);
       return undefined;
     case 'query': {
-      const { tx, text, values } = request;
+      const { tx, text, values, prepare } = request;
       const run = async () => {
         const target = tx === undefined ? database() : transaction(tx);
         const serializers = await serializersFor(target, values);
+        if (prepare) return runNamed(tx !== undefined, text, values, serializers);
         return target.query<Record<string, unknown>>(text, values as unknown[], serializers && { serializers });
       };
       const result = await (tx === undefined ? gate.statement(run) : run());

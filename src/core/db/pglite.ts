@@ -1,12 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { lockDataDir } from './data-dir-lock.ts';
-import type { Db, Queryable, QueryResult } from './db.ts';
+import type { Db, Queryable, QueryOptions, QueryResult } from './db.ts';
 import { PgliteThread } from './pglite-thread.ts';
 import { VECTOR_SEARCH_DEFAULTS } from './vector-search-defaults.ts';
 
 function queryable(thread: PgliteThread, tx?: number): Queryable {
   return {
-    query: <Row>(text: string, values: readonly unknown[] = []) => thread.call<QueryResult<Row>>({ kind: 'query', tx, text, values }),
+    query: <Row>(text: string, values: readonly unknown[] = [], options?: QueryOptions) =>
+      thread.call<QueryResult<Row>>({ kind: 'query', tx, text, values, prepare: options?.prepare === true }),
     exec: (text: string) => thread.call<void>({ kind: 'exec', tx, text }),
   };
 }
