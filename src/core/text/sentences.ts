@@ -16,8 +16,23 @@ const ABBREVIATIONS = new Set([
   'jan.', 'feb.', 'mar.', 'apr.', 'jun.', 'jul.', 'aug.', 'sep.', 'sept.', 'oct.', 'nov.', 'dec.',
 ]);
 
+const SPACE = /\s/;
+
+/**
+ * The last word of a text (its last run of non-space characters), found from its end: a regular
+ * expression anchored at the end tries every start position of the text, and the text grows while
+ * abbreviations join its segments.
+ */
+function lastWord(text: string): string | undefined {
+  let end = text.length;
+  while (end > 0 && SPACE.test(text[end - 1]!)) end -= 1;
+  let start = end;
+  while (start > 0 && !SPACE.test(text[start - 1]!)) start -= 1;
+  return start < end ? text.slice(start, end) : undefined;
+}
+
 function endsWithAbbreviation(sentence: string): boolean {
-  const last = /(\S+)\s*$/.exec(sentence)?.[1]?.toLowerCase();
+  const last = lastWord(sentence)?.toLowerCase();
   return last !== undefined && ABBREVIATIONS.has(last.replace(/^[("'[]+/, ''));
 }
 
