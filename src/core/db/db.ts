@@ -7,8 +7,8 @@ export type QueryOptions = {
    * Parse and plan it once per connection instead of at every call: a named prepared statement on
    * PostgreSQL, whose server then chooses between a generic plan and custom ones as for any
    * prepared statement. For statements of the query path whose text does not vary with their
-   * values, run at every question. On PGlite an SQL prepared statement of its one session, run
-   * with EXECUTE (pglite-worker.ts).
+   * values, run at every question. On PGlite a named statement of its one session, parsed once
+   * and then only bound and executed (`runNamed` in pglite-worker.ts).
    */
   prepare?: boolean;
 };

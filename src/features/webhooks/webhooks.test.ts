@@ -211,6 +211,39 @@ describe(`webhooks (${engine})`, () => {
     for (let index = 1; index < times.length; index += 1) assert.ok(times[index]! - times[index - 1]! >= 4_900, `${times}`);
   });
 
+  test('no job.progress once every record is processed: the update before completion (timings, a lease renewal) is not sent as one', async () => {
+    const { workspaceId, token, knowledgeBaseId, endpoint } = await setUp(['job.progress']);
+    const jobId = await submit(server, token, knowledgeBaseId, [
+      { id: 'a', content: 'Alpha is the first letter.' },
+      { id: 'b', content: 'Beta is the second.' },
+    ]);
+    assert.equal((await waitForJob(server, token, jobId)).status, 'completed');
+    const rolledBack = new Error('rolled back');
+    // The job is put back to processing inside a transaction that is rolled back, so no worker
+    // sees it; each timings update then passes through the trigger as a worker's would.
+    const counted = await server.context.db
+      .transaction(async (tx) => {
+        const progressEvents = async () => {
+          await tx.query(`UPDATE ingestion_jobs SET timings = '{"batches": 1}' WHERE workspace_id = $1 AND id = $2`, [workspaceId, jobId]);
+          const { rows } = await tx.query<{ processed: number }>(
+            `SELECT (snapshot -> 'counts' ->> 'processed')::int AS processed FROM webhook_deliveries WHERE endpoint_id = $1 AND event = 'job.progress'`,
+            [endpoint.id],
+          );
+          return rows.map((row) => row.processed);
+        };
+        await tx.query(`UPDATE ingestion_jobs SET status = 'processing', completed_at = NULL WHERE workspace_id = $1 AND id = $2`, [workspaceId, jobId]);
+        const allProcessed = await progressEvents();
+        await tx.query('DELETE FROM ingestion_job_results WHERE workspace_id = $1 AND job_id = $2 AND ordinal = 1', [workspaceId, jobId]);
+        const oneLeft = await progressEvents();
+        throw Object.assign(rolledBack, { counted: [allProcessed, oneLeft] });
+      })
+      .catch((error: unknown) => {
+        if (error !== rolledBack) throw error;
+        return (error as Error & { counted: number[][] }).counted;
+      });
+    assert.deepEqual(counted, [[], [1]]);
+  });
+
   test('job.failed and job.cancelled arrive', async () => {
     const { token, knowledgeBaseId, receiver } = await setUp();
     fake.failWith = 500;
