@@ -219,27 +219,28 @@ describe(`webhooks (${engine})`, () => {
     ]);
     assert.equal((await waitForJob(server, token, jobId)).status, 'completed');
     const rolledBack = new Error('rolled back');
+    let counted: number[][] = [];
     // The job is put back to processing inside a transaction that is rolled back, so no worker
     // sees it; each timings update then passes through the trigger as a worker's would.
-    const counted = await server.context.db
+    await server.context.db
       .transaction(async (tx) => {
         const progressEvents = async () => {
           await tx.query(`UPDATE ingestion_jobs SET timings = '{"batches": 1}' WHERE workspace_id = $1 AND id = $2`, [workspaceId, jobId]);
           const { rows } = await tx.query<{ processed: number }>(
-            `SELECT (snapshot -> 'counts' ->> 'processed')::int AS processed FROM webhook_deliveries WHERE endpoint_id = $1 AND event = 'job.progress'`,
-            [endpoint.id],
+            `SELECT (snapshot -> 'counts' ->> 'processed')::int AS processed FROM webhook_deliveries
+             WHERE workspace_id = $1 AND endpoint_id = $2 AND event = 'job.progress'`,
+            [workspaceId, endpoint.id],
           );
           return rows.map((row) => row.processed);
         };
         await tx.query(`UPDATE ingestion_jobs SET status = 'processing', completed_at = NULL WHERE workspace_id = $1 AND id = $2`, [workspaceId, jobId]);
         const allProcessed = await progressEvents();
         await tx.query('DELETE FROM ingestion_job_results WHERE workspace_id = $1 AND job_id = $2 AND ordinal = 1', [workspaceId, jobId]);
-        const oneLeft = await progressEvents();
-        throw Object.assign(rolledBack, { counted: [allProcessed, oneLeft] });
+        counted = [allProcessed, await progressEvents()];
+        throw rolledBack;
       })
       .catch((error: unknown) => {
         if (error !== rolledBack) throw error;
-        return (error as Error & { counted: number[][] }).counted;
       });
     assert.deepEqual(counted, [[], [1]]);
   });
