@@ -32,12 +32,15 @@ function lastWord(text: string): string | undefined {
 }
 
 function endsWithAbbreviation(sentence: string): boolean {
+  // Every abbreviation ends in a period: most segments end otherwise, and need no word cut out.
+  if (!sentence.trimEnd().endsWith('.')) return false;
   const last = lastWord(sentence)?.toLowerCase();
   return last !== undefined && ABBREVIATIONS.has(last.replace(/^[("'[]+/, ''));
 }
 
 /** Whether a backtick code span opened in `text` is still open at its end. */
 function insideCode(text: string): boolean {
+  if (!text.includes('`')) return false;
   return (text.match(/`/g)?.length ?? 0) % 2 === 1;
 }
 

@@ -8,10 +8,11 @@ for (const word of ['please', 'tell', 'know', 'want', 'need', 'can', 'could', 'w
 }
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’]*/gu;
+const APOSTROPHE = /['’]/;
 
 /** The lower-cased words of a text, in order. */
 export function words(text: string): string[] {
-  return (text.toLowerCase().match(WORD) ?? []).map((word) => word.replace(/['’]s$/, '').replace(/['’]/g, ''));
+  return (text.toLowerCase().match(WORD) ?? []).map((word) => (APOSTROPHE.test(word) ? word.replace(/['’]s$/, '').replace(/['’]/g, '') : word));
 }
 
 // Stems of the words seen, since a question's sources are stemmed sentence by sentence at every

@@ -119,14 +119,14 @@ const FRAGMENT = /^[a-z<>=)\]},;:.]/;
  * sentence that introduces it ("You can build it with:"), and each sentence knows the heading it
  * stands under and whether it is the first one there.
  */
-function sentencesOf(source: GroundingSource): Omit<Candidate, 'terms' | 'score'>[] {
-  const result: Omit<Candidate, 'terms' | 'score'>[] = [];
+function sentencesOf(source: GroundingSource): Candidate[] {
+  const result: Candidate[] = [];
   let heading = new Set<string>();
   let label: string | undefined;
   let leading = false;
   const add = (text: string, kind: Candidate['kind'], context: Set<string>) => {
     if (text.length < 12) return;
-    result.push({ source, position: result.length, text, kind, heading: context, label, leading });
+    result.push({ source, position: result.length, text, kind, heading: context, label, leading, terms: new Set(contentTerms(text)), score: 0 });
     leading = false;
   };
   const sections = source.sections?.length ? source.sections : [{ start: 0, headingPath: [] }];
@@ -218,9 +218,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
   /** The answer's paragraphs: one per cited source. */
   private compose(request: GenerationRequest): string[] {
     if (request.sources.length === 0) return [];
-    const candidates: Candidate[] = request.sources.flatMap((source) =>
-      sentencesOf(source).map((sentence) => ({ ...sentence, terms: new Set(contentTerms(sentence.text)), score: 0 })),
-    );
+    const candidates = request.sources.flatMap(sentencesOf);
     if (candidates.length === 0) return [];
     this.score(candidates, request);
     const chosen = this.choose(candidates);
@@ -257,13 +255,14 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
   private score(candidates: Candidate[], request: GenerationRequest): void {
     const latest = new Set(contentTerms(request.question));
     const context = new Set(contentTerms(request.standaloneQuestion).filter((term) => !latest.has(term)));
-    const documentFrequency = new Map<string, number>();
-    for (const candidate of candidates) {
-      for (const term of new Set([...candidate.terms, ...candidate.heading])) {
-        if (latest.has(term) || context.has(term)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-      }
+    // Each question term's weight, from the candidates holding it in their terms or heading.
+    const weights = new Map<string, number>();
+    for (const term of [...latest, ...context]) {
+      let holding = 0;
+      for (const candidate of candidates) if (candidate.terms.has(term) || candidate.heading.has(term)) holding += 1;
+      weights.set(term, Math.log(1 + candidates.length / (holding || candidates.length)));
     }
-    const weight = (term: string) => Math.log(1 + candidates.length / (documentFrequency.get(term) ?? candidates.length));
+    const weight = (term: string) => weights.get(term)!;
     const cues = answerCues(request.standaloneQuestion);
     const earlier = request.history.filter((turn) => turn.role === 'assistant').map((turn) => turn.content);
     for (const candidate of candidates) {
