@@ -60,8 +60,9 @@ export async function keywordSearch(db: Queryable, input: RetrieveInput, limit: 
 
 /**
  * The ranking from the lists in memory, or undefined (and the missing lists loading) when any
- * list of the question is not held at the database's version. One statement reads the versions
- * with what `keyword_top_k` reads first: N and the average length, and each lexeme's df and idf.
+ * list of the question is not held at the database's version. One call of `keyword_list_versions`
+ * (migration 016) reads the versions with what `keyword_top_k` reads first: N and the average
+ * length, and each lexeme's df and idf.
  */
 async function rankFromMemory(db: Queryable, input: RetrieveInput, limit: number, lists: PostingLists): Promise<KeywordRanking | undefined> {
   const { rows } = await db.query<{
@@ -73,27 +74,7 @@ async function rankFromMemory(db: Queryable, input: RetrieveInput, limit: number
     idf: number;
     average_length: number;
     whole_idf: number;
-  }>(
-    `WITH totals AS (${KEYWORD_TOTALS}),
-     question AS (SELECT DISTINCT q.lexeme FROM unnest(keyword_document($3)) q),
-     lists AS (
-       SELECT l.knowledge_base_id, l.lexeme, sum(l.chunks)::float8 AS postings, sum(l.changes)::text AS version
-       FROM unnest($2::uuid[]) b(id)
-       CROSS JOIN question q
-       JOIN keyword_lexemes l ON l.workspace_id = $1 AND l.knowledge_base_id = b.id AND l.lexeme = q.lexeme
-       GROUP BY l.knowledge_base_id, l.lexeme
-       HAVING sum(l.chunks) > 0
-     ),
-     terms AS (SELECT lexeme, sum(postings) AS df FROM lists GROUP BY lexeme)
-     SELECT l.knowledge_base_id, l.lexeme, l.postings, l.version, t.df,
-       ln(1 + (totals.chunks - t.df + 0.5) / (t.df + 0.5)) AS idf, totals.average_length,
-       -- The coverage's whole: every lexeme of the question, those no chunk holds (df 0) included.
-       (SELECT sum(ln(1 + (totals.chunks - coalesce(w.df, 0) + 0.5) / (coalesce(w.df, 0) + 0.5)))
-        FROM question q LEFT JOIN terms w ON w.lexeme = q.lexeme) AS whole_idf
-     FROM lists l JOIN terms t ON t.lexeme = l.lexeme CROSS JOIN totals`,
-    [input.workspaceId, input.knowledgeBaseIds, input.query],
-    { prepare: true },
-  );
+  }>('SELECT * FROM keyword_list_versions($1, $2::uuid[], $3)', [input.workspaceId, input.knowledgeBaseIds, input.query], { prepare: true });
   // No chunk holds a lexeme of the question: every coverage is 0.
   if (rows.length === 0) return { ranking: [], documentFrequencies: {}, coverage: () => new Map() };
   const keys: ListKey[] = rows.map((row) => ({ knowledgeBaseId: row.knowledge_base_id, lexeme: row.lexeme, version: row.version, postings: Number(row.postings) }));
