@@ -5,7 +5,7 @@
 --
 -- It was a prepared statement, which PostgreSQL planned again at every call: with the knowledge
 -- bases and the question known, the planner counts their rows exactly, so the generic plan (ten
--- of each assumed) always looked dearer than a custom one, and planning cost three times the
+-- of each assumed) always looked dearer than a custom one, and planning cost twice the
 -- execution (0.33 ms against 0.16, EXPLAIN ANALYZE on 100,002 chunks). Here the plan is generic
 -- and kept by the session; the lexemes are read through a LATERAL aggregate, which the planner
 -- cannot turn into a join, so that even that plan probes the primary key once per knowledge base
