@@ -2,6 +2,7 @@ import type { Db } from '../../core/db/db.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
 import type { ClaimedJob } from './queue.ts';
 import { UnrecoverableJobError } from './job-errors.ts';
+import { vectorIndexDdl } from '../retrieval/vector-index.ts';
 
 // Per database: a process that opens two databases must index each.
 const ensuredDimensions = new WeakMap<Db, Set<number>>();
@@ -11,8 +12,9 @@ const INDEX_LOCK = 7_310_452;
 
 /**
  * Creates, once per dimension, the partial HNSW index (cosine) that vector search uses for
- * chunks of that dimension. The column has no fixed dimension, so the index is on
- * `embedding::vector(N)` restricted to `embedding_dimension = N`, and queries use that expression.
+ * chunks of that dimension (none above the 4,000 pgvector indexes). The column has no fixed
+ * dimension, so the index is on an expression of it restricted to `embedding_dimension = N`
+ * (`vectorIndexDdl`), and queries use that expression.
  */
 export async function ensureVectorIndex(db: Db, dimension: number): Promise<void> {
   const ensured = ensuredDimensions.get(db) ?? new Set<number>();
@@ -22,10 +24,8 @@ export async function ensureVectorIndex(db: Db, dimension: number): Promise<void
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [INDEX_LOCK]);
     // The dimension is an integer checked above: it is safe in DDL, which takes no parameters.
-    await tx.exec(
-      `CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw_${dimension} ON chunks
-       USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) WHERE embedding_dimension = ${dimension}`,
-    );
+    const ddl = vectorIndexDdl(dimension);
+    if (ddl) await tx.exec(ddl);
   });
   ensured.add(dimension);
 }

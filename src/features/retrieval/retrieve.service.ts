@@ -3,6 +3,7 @@ import type { EmbeddingProvider } from '../../core/providers/embeddings/provider
 import { keywordSearch, type KeywordRanking } from './keyword-search.ts';
 import { postingListsOf } from './posting-lists.ts';
 import { filterClause, type Ranked, type RetrieveInput } from './retrieve-input.ts';
+import { cosineDistance, indexedDistance } from './vector-index.ts';
 
 export type { RetrieveFilter, RetrieveInput, RetrieveMode } from './retrieve-input.ts';
 
@@ -67,32 +68,31 @@ async function vectorDimension(db: Db, input: RetrieveInput, embedder: Embedding
   return rows[0]?.embedding_dimension;
 }
 
-/** Cosine distance of a chunk to the question; `dimension` is an integer read from our own table, safe in the cast. */
-function distanceTo(query: QueryVector, parameter: number): string {
-  return `c.embedding::vector(${query.dimension}) <=> $${parameter}::vector(${query.dimension})`;
-}
-
 /**
  * Nearest chunks by cosine distance through the HNSW index of their dimension. With a WHERE
  * clause, a plain HNSW scan stops after ef_search candidates and returns too few rows (4 of 10
  * measured, recall 0.43); pgvector 0.8's iterative scan keeps searching until LIMIT rows pass the
- * filter, and `relaxed_order` needs the outer re-sort.
+ * filter, and `relaxed_order` needs the outer re-sort, by the full-precision cosine where the
+ * index orders by a rounded one (vector-index.ts).
  */
 async function vectorSearch(db: Db, input: RetrieveInput, query: QueryVector | undefined, limit: number): Promise<Ranked> {
   if (!query) return [];
   const filter = filterClause(input.filter, 4);
-  const distance = distanceTo(query, 3);
+  // The dimension is an integer read from our own table, safe in the casts.
+  const distance = cosineDistance(query.dimension, 3);
+  const indexed = indexedDistance(query.dimension, 3);
   // The limit is written into the text (an integer of ours): a generic plan of `LIMIT $n` expects
   // a tenth of the chunks and costs 30 times a custom one, so the server would plan every call.
   if (!Number.isInteger(limit)) throw new Error(`A vector search limit must be an integer, not ${limit}.`);
-  const search = async (target: Queryable) => {
-    const { rows } = await target.query<{ id: string; distance: number }>(
-      `SELECT id, distance FROM (
-         SELECT c.id, ${distance} AS distance FROM chunks c
+  const nearest = `FROM chunks c
          WHERE c.workspace_id = $1 AND c.knowledge_base_id = ANY($2::uuid[]) AND c.embedding_dimension = ${query.dimension}
          ${filter.sql}
-         ORDER BY ${distance} LIMIT ${limit}
-       ) nearest ORDER BY distance`,
+         ORDER BY ${indexed} LIMIT ${limit}`;
+  const search = async (target: Queryable) => {
+    const { rows } = await target.query<{ id: string; distance: number }>(
+      indexed === distance
+        ? `SELECT id, distance FROM (SELECT c.id, ${distance} AS distance ${nearest}) nearest ORDER BY distance`
+        : `SELECT c.id, ${distance} AS distance FROM (SELECT c.id, c.embedding ${nearest}) c ORDER BY distance`,
       [input.workspaceId, input.knowledgeBaseIds, query.vector, ...filter.values],
       { prepare: true },
     );
@@ -186,7 +186,7 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
   // keywords alone has one too, so that relevance can be judged alike for every candidate.
   // (Knowledge bases searched together may hold vectors of another dimension: those have none.)
   const cosine = query
-    ? `CASE WHEN c.embedding_dimension = ${query.dimension} THEN 1 - (${distanceTo(query, 3)}) END`
+    ? `CASE WHEN c.embedding_dimension = ${query.dimension} THEN 1 - (${cosineDistance(query.dimension, 3)}) END`
     : 'NULL::float8';
   const values: unknown[] = [input.workspaceId, ids, ...(query ? [query.vector] : [])];
   const knownCoverage = coverage?.(ids);
