@@ -88,6 +88,7 @@ describe('loadConfig', () => {
     { variable: 'TOKEN_TTL_SECONDS', value: '10', reason: /must be >= 60/ },
     { variable: 'OPENAI_BASE_URL', value: 'not a url', reason: /format "uri"/ },
     { variable: 'BOOTSTRAP', value: 'always', reason: /allowed values: auto, never/ },
+    { variable: 'OPENAI_EMBEDDINGS_DIMENSIONS', value: '16384', reason: /must be <= 16000/ },
   ];
   for (const { variable, value, reason } of badValues) {
     test(`${variable}=${value} is refused with a message naming ${variable}`, () => {

@@ -42,7 +42,8 @@ const EnvSchema = Type.Object({
   EMBEDDINGS_MAX_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 5, description: 'Retries of a failed embeddings API request.' }),
   OPENAI_EMBEDDINGS_MODEL: Type.String({ minLength: 1, default: 'text-embedding-3-small' }),
   OPENAI_EMBEDDINGS_DIMENSIONS: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 16384, description: 'Vector size asked of the embeddings API (`dimensions`); default: the model\'s own.' }),
+    // pgvector stores at most 16,000 dimensions: a larger size would start and then fail every job.
+    Type.Integer({ minimum: 1, maximum: 16000, description: 'Vector size asked of the embeddings API (`dimensions`); default: the model\'s own.' }),
   ),
   INGESTION_WORKERS: Type.Integer({
     minimum: 0,
