@@ -4,7 +4,7 @@ import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../te
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, ingest, markdownDocument, submit, waitForJob, type GenericRecord } from '../../../test/ingestion.ts';
 
-describe(`ingestion batched writes: one failing record leaves the others of its batch whole (${engine})`, () => {
+describe(`ingestion batched writes (${engine})`, () => {
   let server: TestServer;
   let fake: FakeOpenAi;
   let token: string;
@@ -113,6 +113,22 @@ describe(`ingestion batched writes: one failing record leaves the others of its 
     assert.deepEqual([...after.keys()].sort(), ['a', 'c', 'd', 'e', 'f', 'g']);
     assert.equal(after.get('f')!.chunks, after.get('f')!.chunk_count);
     assert.equal(after.get('e')!.id, during.get('e')!.id, 'the records written before are not written again');
+    await assertKeywordStatistics(kb);
+  });
+  test('a job of many batches, written two at a time on PostgreSQL, stores every record whole with exact keyword statistics', async () => {
+    const kb = await createKnowledgeBase(server, token, { chunkSize: 400, chunkOverlap: 50 });
+    // The first batch takes 10 records, the next ones more (batch-size.ts): several batches, and
+    // on PostgreSQL two of them in flight at once (writes-in-flight.ts).
+    const records = Array.from({ length: 120 }, (_, index) => record(`r${index}`, 100 + index));
+    const job = await ingest(server, token, kb, records);
+    assert.equal(job.status, 'completed', JSON.stringify(job.result));
+    assert.deepEqual(job.data.progress, { processed: 120, total: 120, successful: 120, failed: 0, skipped: 0 });
+    const stored = await entries(kb);
+    assert.deepEqual([...stored.keys()].sort(), records.map((item) => item.id).sort());
+    for (const [id, entry] of stored) {
+      assert.equal(entry.content, record(id, 100 + Number(id.slice(1))).content);
+      assert.equal(entry.chunks, entry.chunk_count, `${id}: every chunk of its entry, and only those`);
+    }
     await assertKeywordStatistics(kb);
   });
 });

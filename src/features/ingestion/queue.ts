@@ -94,6 +94,19 @@ export async function releaseOrphanedJobs(db: Db): Promise<number> {
 }
 
 /**
+ * Whether a job other than `job` is being processed under a live lease, in any workspace: like
+ * `claimJob`, a question about the queue shared by every workspace. It reads the queue's partial
+ * index of pending and processing jobs.
+ */
+export async function othersProcessing(db: Db, job: ClaimedJob): Promise<boolean> {
+  const { rows } = await db.query<{ busy: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM ingestion_jobs WHERE status = 'processing' AND lease_expires_at >= now() AND id <> $1) AS busy`,
+    [job.id],
+  );
+  return rows[0]!.busy;
+}
+
+/**
  * Extends the lease. Returns false when the job is no longer this worker's to run: cancelled,
  * or taken over by another worker after this one stalled past its lease.
  */
