@@ -11,6 +11,13 @@ export type QueryOptions = {
    * and then only bound and executed (`runNamed` in pglite-worker.ts).
    */
   prepare?: boolean;
+  /**
+   * A statement a visitor's question waits on (the query path). On PGlite, whose one connection
+   * makes it wait for a write transaction in progress, a job keeps its transactions to a record
+   * while such statements come (see `lastQuestion`); other statements, a job's own or a client's
+   * polls of it, do not shorten them.
+   */
+  question?: boolean;
 };
 
 /**
@@ -36,6 +43,8 @@ export interface Db extends Queryable {
    * to set them.
    */
   readonly vectorSearchDefaults?: { efSearch: number };
+  /** PGlite only: when (`performance.now()`) a statement marked `question` was last sent; -Infinity before any was. */
+  readonly lastQuestion?: () => number;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

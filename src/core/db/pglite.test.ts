@@ -116,6 +116,22 @@ if (engine === 'pglite') {
       assert.deepEqual(order, ['transaction', 'outside saw 1']);
     });
 
+    test('it tells when a question’s statement was last sent, and only a question’s (write-groups.ts)', async () => {
+      const before = db.lastQuestion!();
+      // A job's poll or its own statements, in a transaction or not, are not questions.
+      await db.query('SELECT 1', [], { prepare: true });
+      await db.transaction((tx) => tx.query('SELECT 1'));
+      assert.equal(db.lastQuestion!(), before);
+
+      const sent = performance.now();
+      const question = db.query('SELECT 2', [], { question: true });
+      const asked = db.lastQuestion!();
+      assert.ok(asked >= sent && asked <= performance.now(), 'the time the question was sent');
+      await question;
+      await db.query('SELECT 3');
+      assert.equal(db.lastQuestion!(), asked);
+    });
+
     test('statements outside transactions go before a transaction that has not begun (transaction-gate.ts)', async () => {
       const order: string[] = [];
       const first = db.query('SELECT pg_sleep(0.2)').then(() => order.push('first statement'));

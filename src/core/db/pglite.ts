@@ -39,13 +39,18 @@ export async function openPglite(dataDir: string): Promise<Db> {
     throw error;
   }
   const root = queryable(thread);
+  let lastQuestion = -Infinity;
   return {
     engine: 'pglite',
     // Set for the session at open (pglite-worker.ts): the query path then runs no transaction,
     // which would wait for the ingestion's (see transaction-gate.ts).
     vectorSearchDefaults: VECTOR_SEARCH_DEFAULTS,
-    query: root.query,
+    query(text, values, options) {
+      if (options?.question) lastQuestion = performance.now();
+      return root.query(text, values, options);
+    },
     exec: root.exec,
+    lastQuestion: () => lastQuestion,
     async transaction(work) {
       const tx = await thread.call<number>({ kind: 'begin' });
       let result;

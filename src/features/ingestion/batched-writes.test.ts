@@ -60,15 +60,17 @@ describe(`ingestion batched writes (${engine})`, () => {
     assert.ok(check.tokens_ok, 'the token total equals the chunks’ lengths');
   }
 
-  test('a record whose chunks violate a constraint has no entry, chunks or result row; the update, deletion and inserts of its batch commit whole, and it is written once it can be', async () => {
+  test('a record whose chunks violate a constraint has no entry, chunks or result row; the update, deletion and inserts of its batch commit whole, those after it too, and it is written once it can be', async () => {
     const kb = await createKnowledgeBase(server, token, { chunkSize: 400, chunkOverlap: 50 });
     const first = await ingest(server, token, kb, [record('a', 1), record('b', 2), record('c', 3), record('d', 4)]);
     assert.equal(first.status, 'completed');
     const before = await entries(kb);
 
     await server.context.db.exec(`ALTER TABLE chunks ADD CONSTRAINT test_poison CHECK (position('POISON-PILL' IN text) = 0) NOT VALID`);
-    // Six records, one batch: an update, a deletion, an unchanged record, two new ones, and one
-    // whose chunk insert fails, between them.
+    // An update, a deletion, an unchanged record, new ones, and one whose chunk insert fails,
+    // between them. The later new ones take PGlite's writes past one group of about 24 chunks
+    // (write-groups.ts), so the group after the failing record's is written too.
+    const later = ['h', 'i', 'j', 'k', 'l'];
     const jobId = await submit(server, token, kb, [
       record('a', 11),
       { id: 'b', deleted: true },
@@ -76,8 +78,9 @@ describe(`ingestion batched writes (${engine})`, () => {
       record('e', 5),
       record('f', 6, '\n\nThis paragraph carries the POISON-PILL that the constraint refuses.'),
       record('g', 7),
+      ...later.map((id, index) => record(id, 20 + index)),
     ]);
-    const stalled = await waitForJob(server, token, jobId, (job) => job.progress?.processed >= 5 || job.data?.progress?.processed >= 5);
+    const stalled = await waitForJob(server, token, jobId, (job) => job.progress?.processed >= 10 || job.data?.progress?.processed >= 10);
     assert.notEqual(stalled.status, 'completed', 'the failing record keeps the job from completing');
 
     const { rows: results } = await server.context.db.query<{ ordinal: number; record_id: string; status: string; action: string | null }>(
@@ -92,10 +95,11 @@ describe(`ingestion batched writes (${engine})`, () => {
         [2, 'c', 'skipped', null],
         [3, 'e', 'success', 'created'],
         [5, 'g', 'success', 'created'],
+        ...later.map((id, index) => [6 + index, id, 'success', 'created']),
       ],
     );
     const during = await entries(kb);
-    assert.deepEqual([...during.keys()].sort(), ['a', 'c', 'd', 'e', 'g']);
+    assert.deepEqual([...during.keys()].sort(), ['a', 'c', 'd', 'e', 'g', ...later]);
     assert.equal(during.get('a')!.id, before.get('a')!.id, 'an update keeps the entry');
     assert.equal(during.get('a')!.content, record('a', 11).content);
     for (const [id, entry] of during) assert.equal(entry.chunks, entry.chunk_count, `${id}: every chunk of its entry, and only those`);
@@ -110,7 +114,7 @@ describe(`ingestion batched writes (${engine})`, () => {
     const finished = await waitForJob(server, token, jobId);
     assert.equal(finished.status, 'completed');
     const after = await entries(kb);
-    assert.deepEqual([...after.keys()].sort(), ['a', 'c', 'd', 'e', 'f', 'g']);
+    assert.deepEqual([...after.keys()].sort(), ['a', 'c', 'd', 'e', 'f', 'g', ...later]);
     assert.equal(after.get('f')!.chunks, after.get('f')!.chunk_count);
     assert.equal(after.get('e')!.id, during.get('e')!.id, 'the records written before are not written again');
     await assertKeywordStatistics(kb);

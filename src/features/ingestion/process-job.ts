@@ -12,6 +12,7 @@ import { embeddingText } from './embedding-text.ts';
 import { lockEmbedding } from './embedding-lock.ts';
 import { LeaseLostError, UnrecoverableJobError } from './job-errors.ts';
 import { readJobFile } from './job-files.ts';
+import { firstGroup, pgliteGroupChunks } from './write-groups.ts';
 import { WritesInFlight } from './writes-in-flight.ts';
 import { finishedOrdinals, holdsLease, jobPayload, othersProcessing, saveTimings, type ClaimedJob } from './queue.ts';
 
@@ -356,30 +357,37 @@ export function pageOf(pageStarts: readonly number[] | undefined, offset: number
 }
 
 /**
- * Writes a prepared batch: the whole batch in one transaction of a few multi-row statements (the
- * chunks' keyword trigger, a statement trigger, then runs once per batch instead of once per
- * record). Should any statement fail, or a result row turn out to be recorded already, that
- * transaction rolls back as a whole and the batch is written again record by record, each record
- * with its result row in a transaction of its own: a record stays atomic, and one record that
- * cannot be written never takes the others of its batch down with it.
+ * Writes a prepared batch: on PostgreSQL the whole batch in one transaction of a few multi-row
+ * statements (the chunks' keyword trigger, a statement trigger, then runs once per batch instead
+ * of once per record), on PGlite group by group the same way (write-groups.ts). Should
+ * any statement fail, or a result row turn out to be recorded already, that transaction rolls
+ * back as a whole and its records are written again one by one, each with its result row in a
+ * transaction of its own: a record stays atomic, and one record that cannot be written never
+ * takes the others down with it.
  */
 async function write(db: Db, job: ClaimedJob, prepared: Prepared, timings: Timings): Promise<void> {
   const started = performance.now();
   try {
-    // PGlite is one connection: a query waits for the write transaction in progress. A batch's
-    // transaction there took 1.5-3.5 s (mostly the HNSW inserts), and question p99 during an
-    // ingestion went from 2.3 to 29 times idle (bench/healthz-during-ingest.ts), so PGlite keeps
-    // one short transaction per record, which the transaction gate can fit queries between.
-    if (db.engine === 'pglite' || repeatsRecord(prepared)) {
+    if (repeatsRecord(prepared)) {
       await writeRecordByRecord(db, job, prepared);
       return;
     }
-    try {
-      await db.transaction((tx) => writeBatch(tx, db.engine, job, prepared));
-    } catch (error) {
-      if (error instanceof LeaseLostError || error instanceof DatabaseUnavailableError) throw error;
-      await writeRecordByRecord(db, job, prepared);
+    // A record that cannot be written is thrown once the other groups of its batch are written.
+    let failure: unknown;
+    for (let rest: Prepared | undefined = prepared; rest; ) {
+      const [group, next]: [Prepared, Prepared | undefined] = db.engine === 'pglite' ? firstGroup(rest, pgliteGroupChunks(db)) : [rest, undefined];
+      try {
+        await db.transaction((tx) => writeBatch(tx, db.engine, job, group));
+      } catch (error) {
+        if (error instanceof LeaseLostError || error instanceof DatabaseUnavailableError) throw error;
+        await writeRecordByRecord(db, job, group).catch((error: unknown) => {
+          if (error instanceof LeaseLostError || error instanceof DatabaseUnavailableError) throw error;
+          failure ??= error;
+        });
+      }
+      rest = next;
     }
+    if (failure !== undefined) throw failure;
   } finally {
     timings.write += elapsed(started);
   }

@@ -50,7 +50,7 @@ export async function queryContext(
      LEFT JOIN sessions s ON s.workspace_id = e.workspace_id AND s.id = $2::uuid
      WHERE e.id = $1 AND e.deleted_at IS NULL`,
     [experienceId, lookup.sessionId ?? null, lookup.encoder?.name ?? null, lookup.encoder?.model ?? null],
-    { prepare: true },
+    { prepare: true, question: true },
   );
   const row = rows[0];
   if (!row) return undefined;

@@ -119,7 +119,7 @@ export async function recordQuery(db: Queryable, session: Session, query: Answer
       query.askedAt,
       query.answeredAt,
     ],
-    { prepare: true },
+    { prepare: true, question: true },
   );
 }
 

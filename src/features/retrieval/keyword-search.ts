@@ -74,7 +74,7 @@ async function rankFromMemory(db: Queryable, input: RetrieveInput, limit: number
     idf: number;
     average_length: number;
     whole_idf: number;
-  }>('SELECT * FROM keyword_list_versions($1, $2::uuid[], $3)', [input.workspaceId, input.knowledgeBaseIds, input.query], { prepare: true });
+  }>('SELECT * FROM keyword_list_versions($1, $2::uuid[], $3)', [input.workspaceId, input.knowledgeBaseIds, input.query], { prepare: true, question: true });
   // No chunk holds a lexeme of the question: every coverage is 0.
   if (rows.length === 0) return { ranking: [], documentFrequencies: {}, coverage: () => new Map() };
   const keys: ListKey[] = rows.map((row) => ({ knowledgeBaseId: row.knowledge_base_id, lexeme: row.lexeme, version: row.version, postings: Number(row.postings) }));

@@ -94,7 +94,7 @@ async function vectorSearch(db: Db, input: RetrieveInput, query: QueryVector | u
         ? `SELECT id, distance FROM (SELECT c.id, ${distance} AS distance ${nearest}) nearest ORDER BY distance`
         : `SELECT c.id, ${distance} AS distance FROM (SELECT c.id, c.embedding ${nearest}) c ORDER BY distance`,
       [input.workspaceId, input.knowledgeBaseIds, query.vector, ...filter.values],
-      { prepare: true },
+      { prepare: true, question: true },
     );
     return rows.map((row) => ({ id: row.id, score: 1 - row.distance }));
   };
@@ -212,7 +212,7 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
      FROM chunks c JOIN entries e ON e.id = c.entry_id
      WHERE c.workspace_id = $1 AND e.workspace_id = $1 AND c.id = ANY($2::uuid[])`,
     values,
-    { prepare: true },
+    { prepare: true, question: true },
   );
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ranked.flatMap((item) => {
