@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, ingest, markdownDocument, submit, waitForJob, type GenericRecord } from '../../../test/ingestion.ts';
+import { askAboutReturns, createQueryExperience } from '../../../test/query-experience.ts';
 
 describe(`ingestion batched writes (${engine})`, () => {
   let server: TestServer;
@@ -135,4 +136,55 @@ describe(`ingestion batched writes (${engine})`, () => {
     }
     await assertKeywordStatistics(kb);
   });
+
+  // PGlite writes a batch in groups of whole records while no question has come for a second, a
+  // record a transaction while questions come (write-groups.ts). Each entry row's xmin is the
+  // transaction that wrote it, whatever else commits meanwhile (polls, the job's bookkeeping).
+  if (engine === 'pglite') {
+    const RECORDS = 40;
+    async function writeTransactions(kb: string): Promise<{ entries: number; transactions: number; chunks: number }> {
+      const { rows } = await server.context.db.query<{ entries: number; transactions: number; chunks: number }>(
+        `SELECT count(*)::int AS entries, count(DISTINCT xmin::text)::int AS transactions, sum(chunk_count)::int AS chunks
+         FROM entries WHERE knowledge_base_id = $1`,
+        [kb],
+      );
+      return rows[0]!;
+    }
+
+    test('with no question asked, PGlite writes several records in one transaction', async () => {
+      const kb = await createKnowledgeBase(server, token, { chunkSize: 400, chunkOverlap: 50 });
+      const job = await ingest(server, token, kb, Array.from({ length: RECORDS }, (_, index) => record(`q${index}`, 300 + index)));
+      assert.equal(job.status, 'completed', JSON.stringify(job.result));
+      const written = await writeTransactions(kb);
+      assert.equal(written.entries, RECORDS);
+      // About 5 chunks a record, groups of about 24 chunks: 10 transactions for 205 chunks, where
+      // a transaction a record wrote 40.
+      assert.ok(written.transactions <= RECORDS / 2, `${written.transactions} write transactions for ${RECORDS} records (${written.chunks} chunks)`);
+    });
+
+    test('while questions come, PGlite writes one record a transaction, so that a question waits for one record at most', async () => {
+      const experience = await createQueryExperience(server);
+      const kb = await createKnowledgeBase(server, token, { chunkSize: 400, chunkOverlap: 50 });
+      // Two signed-in visitors (no per-IP limit) asking one question after another: a statement of
+      // the query path is sent far more often than once a second, even while one waits for a write.
+      let asking = true;
+      const visitor = async () => {
+        while (asking) assert.equal((await askAboutReturns(server, experience.experienceId, { token: experience.token })).status, 200);
+      };
+      const visitors = [visitor(), visitor()];
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const job = await ingest(server, token, kb, Array.from({ length: RECORDS }, (_, index) => record(`v${index}`, 400 + index)));
+        assert.equal(job.status, 'completed', JSON.stringify(job.result));
+      } finally {
+        asking = false;
+        await Promise.all(visitors);
+      }
+      const written = await writeTransactions(kb);
+      assert.equal(written.entries, RECORDS);
+      // 40 here; groups regardless of questions gave 11. A second in which a loaded machine sent no
+      // question lets one group of about 5 records through, rightly: the bound allows two.
+      assert.ok(written.transactions >= RECORDS - 8, `${written.transactions} write transactions for ${RECORDS} records while questions came`);
+    });
+  }
 });

@@ -19,7 +19,7 @@ const PGLITE_GROUP_CHUNKS = 24;
 const QUESTION_HOLD_MS = 1000;
 
 /** What a group is cut from: result rows that touch no entry, deletions, then writes of chunks. */
-type Batch<D, W extends { chunks: readonly unknown[] }> = { outcomes: readonly unknown[]; deletes: D[]; writes: W[] };
+type Batch = { outcomes: readonly unknown[]; deletes: unknown[]; writes: { chunks: readonly unknown[] }[] };
 
 /** The chunks of PGlite's next write transaction: a group's, or 0 (one record) while questions come. */
 export function pgliteGroupChunks(db: Pick<Db, 'lastQuestion'>, now = performance.now()): number {
@@ -31,7 +31,7 @@ export function pgliteGroupChunks(db: Pick<Db, 'lastQuestion'>, now = performanc
  * order writing the batch at once runs them, for as long as their chunks stay within `chunks` (a
  * deletion counts one). A group holds one deletion or write at least.
  */
-export function firstGroup<D, W extends { chunks: readonly unknown[] }, B extends Batch<D, W>>(batch: B, chunks: number): [B, B | undefined] {
+export function firstGroup<B extends Batch>(batch: B, chunks: number): [B, B | undefined] {
   const group: B = { ...batch, deletes: [], writes: [] };
   let held = 0;
   const fits = (cost: number) => group.deletes.length + group.writes.length === 0 || held + cost <= chunks;
