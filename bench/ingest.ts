@@ -1,8 +1,10 @@
 /**
  * Ingestion benchmark: generates N records of realistic Markdown, ingests them through the HTTP
  * API on the engine DATABASE_URL chooses (embedded PGlite without it), and prints one JSON line:
- * records/s, chunks/s, submit-to-completed latency per job, peak RSS, the cost split by stage, and
- * the time the embedder alone needs for the same chunks (measured on a sample, see BENCH_BASELINE).
+ * records/s, chunks/s, submit-to-completed latency per job, peak RSS, the cost split by stage, the
+ * share of the machine's CPU busy while the jobs ran (`machineCpuBusy`, every process: the
+ * database's too), and the time the embedder alone needs for the same chunks (measured on a sample,
+ * see BENCH_BASELINE).
  *
  *   npm run bench:ingest
  *   BENCH_RECORDS=2000 npm run bench:ingest
@@ -26,6 +28,7 @@ import { embeddingText } from '../src/features/ingestion/embedding-text.ts';
 import { fakeEmbeddingsEnv, startFakeOpenAi } from '../test/fake-openai.ts';
 import { markdownDocument, percentile, round } from './corpus.ts';
 import { benchFiles } from './ingest-files.ts';
+import { startMachineCpuMeter } from './process-cpu.ts';
 import { benchDatabase, benchEnv, benchTenant, call, ingestJobs, startBenchServer } from './lore-server.ts';
 
 const recordCount = Number(process.env.BENCH_RECORDS ?? 10_000);
@@ -92,9 +95,11 @@ try {
   // The API process's event loop while jobs run: on the embedded engine the database shares it.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
+  const machine = await startMachineCpuMeter();
   const started = performance.now();
   const jobs = await ingestJobs(base, token, knowledgeBase.id, records, recordsPerJob);
   const seconds = (performance.now() - started) / 1000;
+  const machineBusy = await machine.stop();
   loopDelay.disable();
   const failedJobs = jobs.filter((job) => job.status !== 'completed').length;
   const chunks = jobs.reduce((sum, job) => sum + job.result.embeddingsGenerated, 0);
@@ -122,6 +127,8 @@ try {
       stageSeconds: Object.fromEntries(Object.entries(stages).map(([stage, value]) => [stage, round(value)])),
       embedderAlone: { chunksPerSecond: round(baseline.chunksPerSecond), seconds: round(embedderSeconds), sampledChunks: Math.min(baselineSample, baseline.chunks) },
       pipelineOverEmbedder: round(seconds / embedderSeconds, 2),
+      // Of every core, whoever used it: 0.95 with one worker leaves no room for a second.
+      machineCpuBusy: round(machineBusy, 2),
       apiEventLoopDelayMs: { p99: round(loopDelay.percentile(99) / 1e6), max: round(loopDelay.max / 1e6) },
       peakRssMb: {
         api: round(process.resourceUsage().maxRSS / 1024, 0),

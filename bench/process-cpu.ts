@@ -71,3 +71,27 @@ export async function startCpuMeter(databaseUrl: string | undefined): Promise<Cp
     },
   };
 }
+
+/** Busy and total CPU time of the whole machine so far, in USER_HZ ticks summed over its cores (/proc/stat). */
+async function machineTicks(): Promise<{ busy: number; total: number }> {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!;
+  // cpu user nice system idle iowait irq softirq steal ...
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = ticks.reduce((sum, value) => sum + value, 0);
+  return { busy: total - ticks[3]! - ticks[4]!, total };
+}
+
+/**
+ * Starts counting the machine's CPU; `stop()` returns the share of all its cores that was busy
+ * since (0 to 1), whatever process used it: what is left for another process, such as a second
+ * `lore worker`, to use.
+ */
+export async function startMachineCpuMeter(): Promise<{ stop(): Promise<number> }> {
+  const first = await machineTicks();
+  return {
+    async stop() {
+      const last = await machineTicks();
+      return (last.busy - first.busy) / Math.max(1, last.total - first.total);
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * How many of the exact nearest chunks the HNSW index finds: on a PGlite database kept by
+ * `bench:retrieval --data-dir DIR` (SciFact ingested with builtin-fast), every query of a split is
+ * embedded and searched twice, through the index as the query path searches (its 75 nearest,
+ * ef_search 75, iterative scan in relaxed order) and exactly (a sequential scan sorted by cosine
+ * distance). Prints one JSON line: recall@10 and recall@75 of the index against the exact search
+ * (mean over queries, and the share of queries whose top 10 is exact), the index's build
+ * parameters and both searches' p50 latency. `--ef-search N` searches the index deeper than the
+ * query path does.
+ *
+ *   npm run bench:vector-recall -- --data-dir DIR [--split test] [--ef-search 75] [--models-dir DIR]
+ *
+ * Stop the bench server first: PGlite has one owner.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openPglite } from '../src/core/db/pglite.ts';
+import { BuiltinFastEmbeddingProvider } from '../src/core/providers/embeddings/builtin-fast.ts';
+import { VECTOR_SEARCH_DEFAULTS } from '../src/core/db/vector-search-defaults.ts';
+import { cosineDistance } from '../src/features/retrieval/vector-index.ts';
+import { percentile, round } from './corpus.ts';
+import { DEFAULT_SCIFACT_DIR, readSciFact } from './scifact.ts';
+
+const { values: options } = parseArgs({
+  options: {
+    'data-dir': { type: 'string' },
+    'models-dir': { type: 'string' },
+    split: { type: 'string', default: 'test' },
+    'ef-search': { type: 'string', default: String(VECTOR_SEARCH_DEFAULTS.efSearch) },
+    dataset: { type: 'string', default: DEFAULT_SCIFACT_DIR },
+  },
+});
+const dir = options['data-dir'];
+if (!dir) throw new Error('--data-dir names a database kept by bench:retrieval.');
+// The depth of the query path's hybrid search with its default topK (vector-search-defaults.ts).
+const DEPTH = VECTOR_SEARCH_DEFAULTS.efSearch;
+const efSearch = Number(options['ef-search']);
+
+const kept = JSON.parse(await readFile(join(dir, 'scifact-bench.json'), 'utf8')) as { workspaceId: string; knowledgeBaseId: string };
+const scifact = await readSciFact(options.dataset, [options.split]);
+const queries = scifact.splits.get(options.split as 'test')!.queries;
+const embedder = new BuiltinFastEmbeddingProvider({ modelsDir: options['models-dir'] ?? join(dir, 'models'), threads: 1 });
+const db = await openPglite(join(dir, 'pgdata'));
+try {
+  const dimension = embedder.dimension;
+  const { rows: indexes } = await db.query<{ definition: string; options: string[] | null }>(
+    `SELECT pg_get_indexdef(i.indexrelid) AS definition, c.reloptions AS options
+     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE pg_get_indexdef(i.indexrelid) LIKE '%hnsw%'`,
+  );
+  const { rows: counted } = await db.query<{ chunks: number }>(
+    'SELECT count(*)::int AS chunks FROM chunks WHERE workspace_id = $1 AND knowledge_base_id = $2',
+    [kept.workspaceId, kept.knowledgeBaseId],
+  );
+  const nearest = `SELECT c.id FROM chunks c
+    WHERE c.workspace_id = $1 AND c.knowledge_base_id = ANY($2::uuid[]) AND c.embedding_dimension = ${dimension}
+    ORDER BY ${cosineDistance(dimension, 3)} LIMIT ${DEPTH}`;
+  const timed = async (run: () => Promise<string[]>) => {
+    const started = performance.now();
+    const ids = await run();
+    return { ids, ms: performance.now() - started };
+  };
+  const recall10: number[] = [];
+  const recall75: number[] = [];
+  const indexMs: number[] = [];
+  const exactMs: number[] = [];
+  for (const query of queries) {
+    const [vector] = await embedder.embed([query.text]);
+    const values = [kept.workspaceId, [kept.knowledgeBaseId], `[${vector!.join(',')}]`];
+    const indexed = await timed(() =>
+      db.transaction(async (tx) => {
+        await tx.query("SELECT set_config('hnsw.ef_search', $1, true)", [String(efSearch)]);
+        return (await tx.query<{ id: string }>(nearest, values)).rows.map((row) => row.id);
+      }),
+    );
+    const exact = await timed(() =>
+      db.transaction(async (tx) => {
+        await tx.query("SELECT set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true)");
+        return (await tx.query<{ id: string }>(nearest, values)).rows.map((row) => row.id);
+      }),
+    );
+    const found = (k: number) => exact.ids.slice(0, k).filter((id) => indexed.ids.slice(0, k).includes(id)).length / Math.min(k, exact.ids.length);
+    recall10.push(found(10));
+    recall75.push(found(DEPTH));
+    indexMs.push(indexed.ms);
+    exactMs.push(exact.ms);
+  }
+  const mean = (values: number[]) => round(values.reduce((sum, value) => sum + value, 0) / values.length, 4);
+  console.log(
+    JSON.stringify({
+      bench: 'vector-recall',
+      split: options.split,
+      queries: queries.length,
+      chunks: counted[0]!.chunks,
+      efSearch,
+      index: indexes.map((row) => ({ definition: row.definition, options: row.options })),
+      recallAt10: mean(recall10),
+      top10Exact: mean(recall10.map((value) => (value === 1 ? 1 : 0))),
+      recallAt75: mean(recall75),
+      indexP50Ms: round(percentile(indexMs, 0.5), 2),
+      exactP50Ms: round(percentile(exactMs, 0.5), 2),
+    }),
+  );
+} finally {
+  await db.close();
+  await embedder.close();
+}
