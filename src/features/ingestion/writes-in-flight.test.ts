@@ -18,15 +18,19 @@ function controlled(name: string, log: string[]) {
   return { write, finish: () => finish(), fail: (error: Error) => fail(error) };
 }
 
+/** A WritesInFlight, a log, and a controlled write per name, all recording in that log. */
+function scene<const N extends string>(...names: N[]) {
+  const log: string[] = [];
+  const writes = new WritesInFlight();
+  const controls = Object.fromEntries(names.map((name) => [name, controlled(name, log)])) as Record<N, ReturnType<typeof controlled>>;
+  return { log, writes, ...controls };
+}
+
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('WritesInFlight', () => {
   test('runs up to its limit at once, and a batch holding a record still written waits for that write', async () => {
-    const log: string[] = [];
-    const writes = new WritesInFlight();
-    const a = controlled('a', log);
-    const b = controlled('b', log);
-    const c = controlled('c', log);
+    const { log, writes, a, b, c } = scene('a', 'b', 'c');
     await writes.start(new Set(['r1', 'r2']), 2, a.write);
     await writes.start(new Set(['r3']), 2, b.write);
     assert.deepEqual(log, ['start a', 'start b'], 'two writes run at once');
@@ -45,10 +49,7 @@ describe('WritesInFlight', () => {
   });
 
   test('at the limit, the next write waits for the oldest', async () => {
-    const log: string[] = [];
-    const writes = new WritesInFlight();
-    const a = controlled('a', log);
-    const b = controlled('b', log);
+    const { log, writes, a, b } = scene('a', 'b');
     await writes.start(new Set(['r1']), 1, a.write);
     const startingB = writes.start(new Set(['r2']), 1, b.write);
     await tick();
@@ -61,10 +62,7 @@ describe('WritesInFlight', () => {
   });
 
   test('a failed write is thrown by the next start that reaches it, and settle waits for the others first', async () => {
-    const log: string[] = [];
-    const writes = new WritesInFlight();
-    const a = controlled('a', log);
-    const b = controlled('b', log);
+    const { log, writes, a, b } = scene('a', 'b');
     await writes.start(new Set(['r1']), 2, a.write);
     await writes.start(new Set(['r2']), 2, b.write);
     a.fail(new Error('batch a failed'));
