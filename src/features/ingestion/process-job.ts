@@ -304,6 +304,9 @@ async function embed(deps: JobDeps, job: ClaimedJob, writes: Write[]): Promise<v
 
 class AlreadyRecorded extends Error {}
 
+/** A failure no rewrite of the records can get past: the job is no longer this worker's, or the database is gone. */
+const endsAttempt = (error: unknown) => error instanceof LeaseLostError || error instanceof DatabaseUnavailableError;
+
 /**
  * Inserts a record's result row, fenced with the lease. No row means either that another worker
  * recorded this record first (it took the job over while this one stalled: roll this copy back,
@@ -379,9 +382,9 @@ async function write(db: Db, job: ClaimedJob, prepared: Prepared, timings: Timin
       try {
         await db.transaction((tx) => writeBatch(tx, db.engine, job, group));
       } catch (error) {
-        if (error instanceof LeaseLostError || error instanceof DatabaseUnavailableError) throw error;
+        if (endsAttempt(error)) throw error;
         await writeRecordByRecord(db, job, group).catch((error: unknown) => {
-          if (error instanceof LeaseLostError || error instanceof DatabaseUnavailableError) throw error;
+          if (endsAttempt(error)) throw error;
           failure ??= error;
         });
       }
@@ -561,7 +564,7 @@ async function writeRecordByRecord(db: Db, job: ClaimedJob, prepared: Prepared):
         await insertResult(tx, job, await work(tx));
       });
     } catch (error) {
-      if (error instanceof LeaseLostError || error instanceof DatabaseUnavailableError) throw error;
+      if (endsAttempt(error)) throw error;
       if (!(error instanceof AlreadyRecorded)) failure ??= error;
     }
   };
