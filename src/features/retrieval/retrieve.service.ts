@@ -55,7 +55,7 @@ type QueryVector = { dimension: number; vector: Float32Array };
 async function queryVector(db: Db, input: RetrieveInput, embedder: EmbeddingProvider): Promise<QueryVector | undefined> {
   const dimension = input.vectorDimension === undefined ? await vectorDimension(db, input, embedder) : input.vectorDimension;
   if (!dimension || !Number.isInteger(dimension)) return undefined;
-  const [vector] = await embedder.embed([input.query]);
+  const [vector] = await embedder.embed([input.query], { question: true });
   return { dimension, vector: vector! };
 }
 

@@ -96,10 +96,10 @@ describe('BuiltinEmbeddingProvider', () => {
     assert.ok(maxDelayMs < bound, `the event loop stalled for ${maxDelayMs} ms while a batch took ${batchMs} ms`);
   });
 
-  test('serves a single query before the queued batches of a bulk call', async () => {
+  test('serves a question before the queued batches of a bulk call', async () => {
     const finished: string[] = [];
     const bulk = embedder.embed(Array.from({ length: 96 }, (_, seed) => chunk(seed + 300))).then(() => finished.push('bulk'));
-    const query = embedder.embed(['How do I export my data?']).then(() => finished.push('query'));
+    const query = embedder.embed(['How do I export my data?'], { question: true }).then(() => finished.push('query'));
     await Promise.all([bulk, query]);
     assert.deepEqual(finished, ['query', 'bulk']);
   });
@@ -110,10 +110,32 @@ describe('BuiltinEmbeddingProvider', () => {
     for (const question of questions.slice(0, 3)) alone.push((await embedder.embed([question]))[0]!);
     // Keep both threads busy so that the questions wait, then ask them all at once.
     const bulk = embedder.embed(Array.from({ length: 32 }, (_, seed) => chunk(seed + 700)));
-    const together = await Promise.all(questions.map(async (question) => (await embedder.embed([question]))[0]!));
+    const together = await Promise.all(questions.map(async (question) => (await embedder.embed([question], { question: true }))[0]!));
     await bulk;
     for (const [index, vector] of alone.entries()) assert.ok(cosine(vector, together[index]!) > 0.9999, `question ${index}`);
     assert.ok(new Set(together.map((vector) => vector.join())).size === questions.length, 'each question its own vector');
+  });
+
+  test('while questions come, a bulk call leaves a thread free for them', async () => {
+    await embedder.warmUp();
+    let started = performance.now();
+    await embedder.embed(Array.from({ length: 16 }, (_, seed) => chunk(seed + 900)));
+    const batchMs = performance.now() - started;
+    const bulk = embedder.embed(Array.from({ length: 160 }, (_, seed) => chunk(seed + 1000)));
+    // The first question waits for a thread to end its bulk batch; that thread is then kept for questions.
+    await embedder.embed(['How do I export my data?'], { question: true });
+    const waits: number[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      started = performance.now();
+      await embedder.embed([`Where is invoice number ${index}?`], { question: true });
+      waits.push(performance.now() - started);
+    }
+    // Without the free thread, each question waits for one of two bulk batches to end: 5 waits
+    // add up to more than a batch. A question alone takes a hundredth of a batch (7 against 650 ms).
+    const waited = waits.reduce((sum, wait) => sum + wait, 0);
+    assert.ok(waited < batchMs / 2, `5 questions took ${waits.map(Math.round).join(', ')} ms while a bulk batch takes ${Math.round(batchMs)} ms`);
+    assert.equal((await bulk).length, 160);
   });
 
   test('drops the pending batches of an aborted call and rejects with its reason', async () => {

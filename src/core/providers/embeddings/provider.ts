@@ -25,6 +25,11 @@ export interface EmbeddingProvider {
 export type EmbedOptions = {
   /** Abandons the call: pending batches are dropped and the promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * A visitor's question (the query path), not bulk work: the builtin encoder serves it before
+   * queued bulk batches and keeps a thread for questions while they come.
+   */
+  question?: boolean;
 };
 
 /** Scales a vector to unit length in place (a zero vector stays zero) and returns it. */
