@@ -130,6 +130,11 @@ if (engine === 'pglite') {
       await question;
       await db.query('SELECT 3');
       assert.equal(db.lastQuestion!(), asked);
+
+      // A question's statement in a transaction (a search deeper than the session's ef_search) counts too.
+      const inTransaction = performance.now();
+      await db.transaction((tx) => tx.query('SELECT 4', [], { question: true }));
+      assert.ok(db.lastQuestion!() >= inTransaction, 'a question in a transaction is a question');
     });
 
     test('statements outside transactions go before a transaction that has not begun (transaction-gate.ts)', async () => {

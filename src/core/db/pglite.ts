@@ -4,10 +4,13 @@ import type { Db, Queryable, QueryOptions, QueryResult } from './db.ts';
 import { PgliteThread } from './pglite-thread.ts';
 import { VECTOR_SEARCH_DEFAULTS } from './vector-search-defaults.ts';
 
-function queryable(thread: PgliteThread, tx?: number): Queryable {
+/** `asked`: told when a statement marked `question` is sent, in a transaction or not. */
+function queryable(thread: PgliteThread, asked: () => void, tx?: number): Queryable {
   return {
-    query: <Row>(text: string, values: readonly unknown[] = [], options?: QueryOptions) =>
-      thread.call<QueryResult<Row>>({ kind: 'query', tx, text, values, prepare: options?.prepare === true }),
+    query: <Row>(text: string, values: readonly unknown[] = [], options?: QueryOptions) => {
+      if (options?.question) asked();
+      return thread.call<QueryResult<Row>>({ kind: 'query', tx, text, values, prepare: options?.prepare === true });
+    },
     exec: (text: string) => thread.call<void>({ kind: 'exec', tx, text }),
   };
 }
@@ -38,24 +41,24 @@ export async function openPglite(dataDir: string): Promise<Db> {
     await unlock();
     throw error;
   }
-  const root = queryable(thread);
   let lastQuestion = -Infinity;
+  const asked = () => {
+    lastQuestion = performance.now();
+  };
+  const root = queryable(thread, asked);
   return {
     engine: 'pglite',
     // Set for the session at open (pglite-worker.ts): the query path then runs no transaction,
     // which would wait for the ingestion's (see transaction-gate.ts).
     vectorSearchDefaults: VECTOR_SEARCH_DEFAULTS,
-    query(text, values, options) {
-      if (options?.question) lastQuestion = performance.now();
-      return root.query(text, values, options);
-    },
+    query: root.query,
     exec: root.exec,
     lastQuestion: () => lastQuestion,
     async transaction(work) {
       const tx = await thread.call<number>({ kind: 'begin' });
       let result;
       try {
-        result = await work(queryable(thread, tx));
+        result = await work(queryable(thread, asked, tx));
       } catch (error) {
         // The error of the work is the one to report, even when the rollback fails too (the thread died).
         await thread.call({ kind: 'rollback', tx }).catch(() => undefined);
