@@ -47,6 +47,18 @@ describe(`ingestion progress moves as records finish (${engine})`, () => {
   });
 });
 
+/** The sizes a 1 s, 100-record sizer asks for after each of `batches` batches that take `ms(records)`. */
+function sizesAfter(batches: number, ms: (records: number) => number): number[] {
+  const sizer = new BatchSizer(1000, 100, 10);
+  const sizes: number[] = [];
+  for (let batch = 0; batch < batches; batch += 1) {
+    const records = sizer.records;
+    sizer.observe(records, ms(records));
+    sizes.push(sizer.records);
+  }
+  return sizes;
+}
+
 describe('BatchSizer', () => {
   test('grows at most twofold per batch up to the cap while a batch stays under the target, and shrinks at once', () => {
     const sizer = new BatchSizer(1000, 100, 10);
@@ -68,14 +80,17 @@ describe('BatchSizer', () => {
   });
 
   test('behind a fixed cost above the target (an embedding service answering in 1.5 s), batches grow instead of dwindling to one record', () => {
-    const sizer = new BatchSizer(1000, 100, 10);
-    const sizes: number[] = [];
-    for (let batch = 0; batch < 8; batch += 1) {
-      const records = sizer.records;
-      sizer.observe(records, 1500 + 2 * records);
-      sizes.push(sizer.records);
-    }
+    const sizes = sizesAfter(8, (records) => 1500 + 2 * records);
     assert.equal(sizes[0], 7, 'the first batch alone looks like 150 ms a record');
     assert.deepEqual(sizes.slice(1), [14, 28, 56, 100, 100, 100, 100]);
+  });
+
+  test('behind a fixed cost equal to the target (an embedding service answering in 1 s), one half batch tells it apart and batches grow', () => {
+    assert.deepEqual(sizesAfter(8, (records) => 1000 + 2 * records), [5, 10, 20, 40, 80, 100, 100, 100]);
+  });
+
+  test('where records cost the time, the half batch is tried once and the size comes back', () => {
+    // 100 ms a record, nothing fixed: 10 records fill the target.
+    assert.deepEqual(sizesAfter(10, (records) => 100 * records), [5, 10, 10, 10, 10, 10, 10, 10, 10, 10]);
   });
 });
