@@ -13,10 +13,9 @@
  * left the ingestion alone at 98-125 chunks/s (bench/README.md, "PGlite's writes").
  */
 import type { Db } from '../../core/db/db.ts';
+import { QUESTION_HOLD_MS } from '../../core/question-hold.ts';
 
 const PGLITE_GROUP_CHUNKS = 24;
-// Longer than the gap between one visitor's question and the next in a steady stream.
-const QUESTION_HOLD_MS = 1000;
 
 /** What a group is cut from: result rows that touch no entry, deletions, then writes of chunks. */
 type Batch = { outcomes: readonly unknown[]; deletes: unknown[]; writes: { chunks: readonly unknown[] }[] };

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
+import { QUESTION_HOLD_MS } from '../../question-hold.ts';
 import { spawnWorker } from '../../spawn-worker.ts';
 import type { WorkerMessage, WorkerRequest } from './builtin-worker.ts';
 import { batches, embedDeduplicated, normalize, type EmbeddingProvider, type EmbedOptions } from './provider.ts';
@@ -28,16 +29,6 @@ type Thread = {
   loaded: boolean;
   task: Task | undefined;
 };
-
-/**
- * While questions come (one asked or answered in the last second), bulk batches leave one thread
- * free for them, so that a question does not wait for a bulk batch to end: 16 chunks of 560
- * characters take 650 ms on one thread here, a question 7 ms. On PGlite, 20 question connections
- * during an ingestion answered 63-77 questions/s instead of 35-50, p99 1.86-2.27 times idle instead
- * of 2.14-3.40, while the job wrote about 30 % fewer records (decision 168). One second, as for
- * PGlite's write groups (decision 166): the questions of one burst keep it.
- */
-const QUESTION_HOLD_MS = 1000;
 
 /**
  * The Universal Sentence Encoder lite, offline, on a pool of worker threads so that embedding
@@ -182,7 +173,13 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
     }
   }
 
-  /** Whether a bulk batch may take an idle thread: not the last one free while questions come (QUESTION_HOLD_MS). */
+  /**
+   * Whether a bulk batch may take an idle thread: not the last one free while questions come
+   * (QUESTION_HOLD_MS), so that a question does not wait for a bulk batch to end: 16 chunks of 560
+   * characters take 650 ms on one thread here, a question 7 ms. On PGlite, 20 question connections
+   * during an ingestion answered 63-77 questions/s instead of 35-50, p99 1.86-2.27 times idle
+   * instead of 2.14-3.40, while the job wrote about 30 % fewer records (decision 168).
+   */
   private bulkMayTakeAThread(): boolean {
     const holdLeft = QUESTION_HOLD_MS - (performance.now() - this.lastQuestion);
     if (holdLeft <= 0 || this.threads.length < 2) return true;
