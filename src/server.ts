@@ -50,7 +50,7 @@ export function startWebhookDispatcher(config: Config, deps: { db: Db; log: Logg
  */
 export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
-  const db = await openDb(config);
+  const db = await openDb(config, options.logger);
   let app: App | undefined;
   try {
     const applied = await migrate(db);

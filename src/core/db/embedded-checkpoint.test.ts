@@ -7,6 +7,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
 import type { Db } from './db.ts';
 import { checkpointWhereDue, walState } from './embedded-checkpoint.ts';
 import { openPglite } from './pglite.ts';
@@ -64,15 +65,20 @@ describe('PGlite checkpoints where the server would', () => {
     }
   });
 
-  test('an open database checkpoints by itself once its WAL passes the limit, and its rows are intact after a reopen', async () => {
+  test('an open database checkpoints by itself once its WAL passes the limit, says so in its log, and its rows are intact after a reopen', async () => {
     const dataDir = join(root, 'timer');
-    const db = await openPglite(dataDir, { checkpoint: { everyMs: 50, limit: 8 * MB } });
+    const logged: Record<string, unknown>[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) });
+    const db = await openPglite(dataDir, { log, checkpoint: { everyMs: 50, limit: 8 * MB } });
     try {
       await db.exec('CREATE TABLE filler (body text)');
       await writeWal(db, 16);
       const deadline = Date.now() + 10_000;
       while ((await walState(db)).sinceCheckpoint >= 8 * MB && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       assert.ok((await walState(db)).sinceCheckpoint < 8 * MB, 'checkpointed within 10 s');
+      assert.deepEqual(logged.map((line) => [line.level, line.msg]), [[30, 'embedded database checkpointed']]);
+      const { walMb, ms } = logged[0] as { walMb: number; ms: number };
+      assert.ok(walMb >= 8 && walMb < 32 && ms >= 0, JSON.stringify(logged[0]));
     } finally {
       await db.close();
     }

@@ -1,8 +1,12 @@
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from './db.ts';
 
-/** Opens the engine the configuration names: PostgreSQL with `DATABASE_URL`, else embedded PGlite. */
-export async function openDb(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir' | 'ingestionLeaseSeconds'>): Promise<Db> {
+/**
+ * Opens the engine the configuration names: PostgreSQL with `DATABASE_URL`, else embedded PGlite.
+ * `log` hears of the embedded engine's checkpoints (embedded-checkpoint.ts).
+ */
+export async function openDb(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir' | 'ingestionLeaseSeconds'>, log?: Logger): Promise<Db> {
   // Each engine's driver loads only when it is used: PGlite's WebAssembly build is large.
   if (config.databaseUrl) {
     return (await import('./postgres.ts')).openPostgres({
@@ -15,5 +19,5 @@ export async function openDb(config: Pick<Config, 'databaseUrl' | 'databasePoolS
       idleInTransactionTimeoutMs: Math.max(config.ingestionLeaseSeconds, 5) * 1000,
     });
   }
-  return (await import('./pglite.ts')).openPglite(`${config.dataDir}/pgdata`);
+  return (await import('./pglite.ts')).openPglite(`${config.dataDir}/pgdata`, { log });
 }

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import type { Logger } from 'pino';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Db, Queryable, QueryOptions, QueryResult } from './db.ts';
 import { checkpointWhereDue } from './embedded-checkpoint.ts';
@@ -19,8 +20,11 @@ function queryable(thread: PgliteThread, asked: () => void, tx?: number): Querya
 /** How often the WAL is checked for a checkpoint (embedded-checkpoint.ts): one cheap read. */
 const CHECKPOINT_CHECK_MS = 30_000;
 
-/** For tests: a shorter check and a lower trigger than the server's. */
-export type PgliteOptions = { checkpoint?: { everyMs: number; limit: number } };
+/**
+ * `log` hears of each checkpoint and of a failed one; `checkpoint`, for tests, sets a shorter
+ * check and a lower trigger than the server's.
+ */
+export type PgliteOptions = { log?: Pick<Logger, 'info' | 'warn'>; checkpoint?: { everyMs: number; limit: number } };
 
 /**
  * The embedded engine: PostgreSQL compiled to WebAssembly, in this process but on a thread of its
@@ -55,11 +59,17 @@ export async function openPglite(dataDir: string, options: PgliteOptions = {}): 
   const root = queryable(thread, asked);
   // PGlite has no checkpointer of its own. A checkpoint holds the thread for about 160 ms (128 MB
   // of buffers after 80,000 rows), once per 539 MB of WAL: rare enough to run whether or not
-  // questions come. A failure here is the thread's, which every next statement reports.
-  const checkpoints = setInterval(
-    () => void checkpointWhereDue(root, options.checkpoint?.limit).catch(() => undefined),
-    options.checkpoint?.everyMs ?? CHECKPOINT_CHECK_MS,
-  );
+  // questions come.
+  const checkpoint = async () => {
+    const started = performance.now();
+    try {
+      const walBytes = await checkpointWhereDue(root, options.checkpoint?.limit);
+      if (walBytes > 0) options.log?.info({ walMb: Math.round(walBytes / 2 ** 20), ms: Math.round(performance.now() - started) }, 'embedded database checkpointed');
+    } catch (error) {
+      options.log?.warn({ err: error }, 'embedded database checkpoint failed');
+    }
+  };
+  const checkpoints = setInterval(() => void checkpoint(), options.checkpoint?.everyMs ?? CHECKPOINT_CHECK_MS);
   checkpoints.unref();
   return {
     engine: 'pglite',
