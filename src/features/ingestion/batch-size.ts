@@ -16,8 +16,8 @@
  */
 export class BatchSizer {
   private size: number;
-  private fixedMs = 0;
-  private fixedKnown = false;
+  /** Undefined until batches of different sizes have told it apart from the time per record. */
+  private fixedMs: number | undefined;
   private readonly recent: { records: number; ms: number }[] = [];
 
   constructor(
@@ -44,18 +44,16 @@ export class BatchSizer {
     if (this.recent.length > RECENT_BATCHES) this.recent.shift();
     // The fixed part changes only with batches of different sizes to tell it from the rest.
     const fitted = fixedPart(this.recent);
-    if (fitted !== undefined) {
-      this.fixedMs = Math.max(0, fitted);
-      this.fixedKnown = true;
-    }
-    const perRecordMs = Math.max((ms - this.fixedMs) / records, MIN_PER_RECORD_MS);
-    const wanted = Math.round(Math.max(this.targetMs - this.fixedMs, 2 * this.fixedMs) / perRecordMs);
+    if (fitted !== undefined) this.fixedMs = Math.max(0, fitted);
+    const fixedMs = this.fixedMs ?? 0;
+    const perRecordMs = Math.max((ms - fixedMs) / records, MIN_PER_RECORD_MS);
+    const wanted = Math.round(Math.max(this.targetMs - fixedMs, 2 * fixedMs) / perRecordMs);
     this.size = Math.max(1, Math.min(wanted, this.size * 2, this.maxRecords));
     // A size that repeats itself never shows the fixed part: behind an embedding service answering
     // in 1 s, 10 records in 1,020 ms look like 102 ms a record, which asks for 10 again, and a job
     // stayed at 10 records a second where 100 cost the same second (console-jobs test, 2026-11-28).
     // One batch of half the size tells the two parts apart; it never runs longer than the target.
-    if (!this.fixedKnown && this.size === records && records > 1 && records < this.maxRecords) {
+    if (this.fixedMs === undefined && this.size === records && records > 1 && records < this.maxRecords) {
       this.size = Math.ceil(records / 2);
     }
   }

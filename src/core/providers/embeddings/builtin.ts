@@ -216,10 +216,10 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
       const task = thread.task;
       thread.task = undefined;
       worker.unref();
-      // The hold runs from a question's answer too: one that waited a second for a bulk batch would
-      // otherwise have used its hold up by the time its asker could ask the next.
-      if (task && !task.bulk) this.lastQuestion = performance.now();
       if (task) {
+        // The hold runs from a question's answer too: one that waited a second for a bulk batch
+        // would otherwise have used its hold up by the time its asker could ask the next.
+        if (!task.bulk) this.lastQuestion = performance.now();
         if ('vectors' in outcome) task.resolve(outcome.vectors);
         else task.reject(outcome.error);
       }
