@@ -59,10 +59,9 @@ export async function openPglite(dataDir: string, options: PgliteOptions = {}): 
   const root = queryable(thread, asked);
   // PGlite has no checkpointer of its own. A checkpoint holds the thread for about 160 ms (128 MB
   // of buffers after 80,000 rows), once per 539 MB of WAL: rare enough to run whether or not
-  // questions come.
-  // One check at a time: checks that came while a long statement held the thread would each read
-  // the same WAL as due and checkpoint it again (five checkpoints of the same 9 MB, 120 ms each,
-  // with a check every 5 ms behind 1 MB inserts).
+  // questions come. One check runs at a time: checks that came while a long statement held the
+  // thread would each read the same WAL as due and checkpoint it again (five checkpoints of the
+  // same 9 MB, 120 ms each, with a check every 5 ms behind 1 MB inserts).
   let checking = false;
   const checkpoint = async () => {
     if (checking) return;
