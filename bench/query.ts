@@ -261,7 +261,20 @@ async function timed(context: AppContext, work: () => Promise<void>): Promise<Re
   const totals: Record<string, number> = {};
   const add = (kind: string, ms: number) => (totals[kind] = (totals[kind] ?? 0) + ms);
   const { db, embedder } = context;
-  const original = { query: db.query, transaction: db.transaction, embed: embedder.embed, generators: context.generators };
+  const original = { query: db.query, transaction: db.transaction, searchVectors: db.searchVectors, embed: embedder.embed, generators: context.generators };
+  const searchVectors = original.searchVectors;
+  const writable = db as { searchVectors?: Db['searchVectors'] };
+  // PGlite's own vector index (pglite-vectors.ts): no SQL for the vector search.
+  if (searchVectors) {
+    writable.searchVectors = async (request) => {
+      const started = performance.now();
+      try {
+        return await searchVectors(request);
+      } finally {
+        add('vectorSearch (own index)', performance.now() - started);
+      }
+    };
+  }
   db.query = async function (this: Db, text: string, values?: readonly unknown[]) {
     const started = performance.now();
     try {
@@ -312,6 +325,7 @@ async function timed(context: AppContext, work: () => Promise<void>): Promise<Re
   } finally {
     db.query = original.query;
     db.transaction = original.transaction;
+    writable.searchVectors = original.searchVectors;
     embedder.embed = original.embed;
     (context as { generators: AppContext['generators'] }).generators = original.generators;
   }

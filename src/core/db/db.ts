@@ -1,3 +1,5 @@
+import type { VectorMatch, VectorSearchRequest } from './pglite-vectors.ts';
+
 /** The result of one statement: its rows and how many rows it touched. */
 export type QueryResult<Row> = { rows: Row[]; rowCount: number };
 
@@ -45,6 +47,11 @@ export interface Db extends Queryable {
   readonly vectorSearchDefaults?: { efSearch: number };
   /** PGlite only: when (`performance.now()`) a statement marked `question` was last sent; -Infinity before any was. */
   readonly lastQuestion?: () => number;
+  /**
+   * PGlite only: the nearest chunks from the engine's own vector index (pglite-vectors.ts), which
+   * replaces pgvector's HNSW index there. Without it, vector search is SQL over pgvector's index.
+   */
+  readonly searchVectors?: (request: VectorSearchRequest) => Promise<VectorMatch[]>;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

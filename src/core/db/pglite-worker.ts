@@ -6,6 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import { parse, PGlite, protocol, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { QueryResult } from './db.ts';
+import { NativeVectors, type VectorSearchRequest } from './pglite-vectors.ts';
 import { TransactionGate } from './transaction-gate.ts';
 import { VECTOR_SEARCH_SETTINGS } from './vector-search-defaults.ts';
 import { vectorBytes } from './vector-parameter.ts';
@@ -15,6 +16,7 @@ export type PgliteRequest =
   | { kind: 'open'; dataDir: string }
   | { kind: 'query'; tx?: number; text: string; values: readonly unknown[]; prepare?: boolean }
   | { kind: 'exec'; tx?: number; text: string }
+  | { kind: 'vectors'; search: VectorSearchRequest }
   | { kind: 'begin' }
   | { kind: 'commit' | 'rollback'; tx: number }
   | { kind: 'close' };
@@ -31,6 +33,7 @@ const port = parentPort!;
 let pglite: PGlite | undefined;
 const transactions = new Map<number, OpenTransaction>();
 const gate = new TransactionGate();
+const vectors = new NativeVectors(database);
 // Rejects a transaction's callback so that PGlite rolls it back; only ever seen here.
 const ROLLBACK = Symbol('rollback');
 
@@ -146,6 +149,7 @@ async function handle(id: number, request: PgliteRequest): Promise<unknown> {
       namedStatements.clear();
       // PGlite is one session: what is set here holds for every later statement.
       await pglite.exec(VECTOR_SEARCH_SETTINGS);
+      await vectors.opened();
       return undefined;
     case 'query': {
       const { tx, text, values, prepare } = request;
@@ -165,13 +169,18 @@ async function handle(id: number, request: PgliteRequest): Promise<unknown> {
       await (tx === undefined ? gate.statement(run) : run());
       return undefined;
     }
+    case 'vectors':
+      // A search waits, and counts, as a statement outside a transaction: a job's next record waits for it.
+      return gate.statement(() => vectors.search(request.search));
     case 'begin':
       await gate.turn();
       await begin(id);
       return id;
     case 'commit':
     case 'rollback':
-      return end(request.tx, request.kind === 'commit');
+      await end(request.tx, request.kind === 'commit');
+      if (request.kind === 'commit') vectors.committed();
+      return undefined;
     case 'close':
       await pglite?.close();
       return undefined;

@@ -86,6 +86,10 @@ export async function openPglite(dataDir: string, options: PgliteOptions = {}): 
     query: root.query,
     exec: root.exec,
     lastQuestion: () => lastQuestion,
+    searchVectors(request) {
+      asked();
+      return thread.call({ kind: 'vectors', search: request });
+    },
     async transaction(work) {
       const tx = await thread.call<number>({ kind: 'begin' });
       let result;

@@ -14,12 +14,13 @@ const INDEX_LOCK = 7_310_452;
  * Creates, once per dimension, the partial HNSW index (cosine) that vector search uses for
  * chunks of that dimension (none above the 4,000 pgvector indexes). The column has no fixed
  * dimension, so the index is on an expression of it restricted to `embedding_dimension = N`
- * (`vectorIndexDdl`), and queries use that expression.
+ * (`vectorIndexDdl`), and queries use that expression. None on PGlite, whose own index replaces it.
  */
 export async function ensureVectorIndex(db: Db, dimension: number): Promise<void> {
   const ensured = ensuredDimensions.get(db) ?? new Set<number>();
   ensuredDimensions.set(db, ensured);
-  if (ensured.has(dimension)) return;
+  // PGlite keeps its own vector index (pglite-vectors.ts) in place of pgvector's.
+  if (ensured.has(dimension) || db.searchVectors) return;
   if (!Number.isInteger(dimension) || dimension < 1 || dimension > 16000) throw new Error(`Bad dimension ${dimension}`);
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [INDEX_LOCK]);

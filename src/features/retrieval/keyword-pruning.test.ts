@@ -6,6 +6,7 @@ import { createKnowledgeBase, ingest, type GenericRecord } from '../../../test/i
 import { exhaustiveKeywordSearch, keywordSearch, type KeywordRanking } from './keyword-search.ts';
 import { PostingLists, postingListsOf, roundLikePostgres } from './posting-lists.ts';
 import { retrieve } from './retrieve.service.ts';
+import { random } from '../../../test/random.ts';
 
 // Words of the corpus, most frequent first: a document draws word i with probability about
 // 1 / (i + 1), so the first few are in most documents (common, low idf) and the last in a few.
@@ -14,17 +15,6 @@ const WORDS = [
   'falcon', 'granite', 'willow', 'saddle', 'beacon', 'quarry', 'thistle', 'anchor', 'marble', 'juniper',
   'walrus', 'tundra', 'kettle', 'mosaic', 'pelican', 'sextant', 'bramble', 'cobalt', 'parsnip', 'gazebo',
 ];
-
-/** A deterministic pseudo-random generator (mulberry32), so that a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function corpus(prefix: string, count: number, seed: number): GenericRecord[] {
   const next = random(seed);

@@ -2,7 +2,7 @@ import type { Db, Queryable } from '../../core/db/db.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
 import { keywordSearch, type KeywordRanking } from './keyword-search.ts';
 import { postingListsOf } from './posting-lists.ts';
-import { filterClause, type Ranked, type RetrieveInput } from './retrieve-input.ts';
+import { filterClause, hasFilter, type Ranked, type RetrieveInput } from './retrieve-input.ts';
 import { cosineDistance, indexedDistance } from './vector-index.ts';
 
 export type { RetrieveFilter, RetrieveInput, RetrieveMode } from './retrieve-input.ts';
@@ -77,6 +77,12 @@ async function vectorDimension(db: Db, input: RetrieveInput, embedder: Embedding
  */
 async function vectorSearch(db: Db, input: RetrieveInput, query: QueryVector | undefined, limit: number): Promise<Ranked> {
   if (!query) return [];
+  // PGlite's own index (pglite-vectors.ts) holds no entry fields: a filtered search reads the table.
+  if (db.searchVectors && !hasFilter(input.filter)) {
+    const { workspaceId, knowledgeBaseIds } = input;
+    const matches = await db.searchVectors({ workspaceId, knowledgeBaseIds, dimension: query.dimension, vector: query.vector, limit });
+    return matches.map((match) => ({ id: match.id, score: 1 - match.distance }));
+  }
   const filter = filterClause(input.filter, 4);
   // The dimension is an integer read from our own table, safe in the casts.
   const distance = cosineDistance(query.dimension, 3);
@@ -215,7 +221,7 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
     { prepare: true, question: true },
   );
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return ranked.flatMap((item) => {
+  const results = ranked.flatMap((item) => {
     const row = byId.get(item.id);
     if (!row) return [];
     return [
@@ -232,11 +238,13 @@ export async function retrieve(db: Db, embedder: EmbeddingProvider, input: Retri
         start: row.start_offset,
         end: row.end_offset,
         page: row.page,
-        score: item.score,
+        // A vector search scores by the stored cosine, whichever index found the chunk.
+        score: input.mode === 'vector' && row.cosine !== null ? Number(row.cosine) : item.score,
         vectorScore: row.cosine === null ? null : Number(row.cosine),
         keywordScore: keywordScores.get(item.id) ?? null,
         keywordCoverage: knownCoverage ? (knownCoverage.get(row.id) ?? 0) : Number(row.coverage ?? 0),
       },
     ];
   });
+  return input.mode === 'vector' ? results.sort((a, b) => b.score - a.score) : results;
 }

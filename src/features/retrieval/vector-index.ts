@@ -1,6 +1,8 @@
 /**
  * The HNSW index of the chunks' vectors of one dimension and the distance that reads it, kept in
- * one place because a search only uses the index when its expression is the index's.
+ * one place because a search only uses the index when its expression is the index's. PostgreSQL's
+ * only: PGlite keeps its own (pglite-vectors.ts), and searches these expressions exactly when a
+ * filter keeps a search in SQL.
  *
  * pgvector indexes `vector` up to 2,000 dimensions, so a 3,072-dimension model (OpenAI's
  * text-embedding-3-large) had no index: its jobs retried and failed. Above 2,000 dimensions the

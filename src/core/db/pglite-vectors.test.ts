@@ -1,0 +1,166 @@
+/**
+ * PGlite's own vector index (pglite-vectors.ts) against an exact search of the same table. The
+ * embedded engine is opened directly in a directory of the test's own, on either engine's pass.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { vectorIndexDdl } from '../../features/retrieval/vector-index.ts';
+import type { Db, Queryable } from './db.ts';
+import { migrate } from './migrate.ts';
+import { openPglite } from './pglite.ts';
+import { random } from '../../../test/random.ts';
+
+const DIMENSION = 16;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const next = random(20261129);
+const vector = () => Float32Array.from({ length: DIMENSION }, () => next() - 0.5);
+
+type Tenant = { workspace: string; knowledgeBases: string[]; entries: string[] };
+
+async function tenant(db: Db, knowledgeBases: number): Promise<Tenant> {
+  const { rows } = await db.query<{ id: string }>("INSERT INTO workspaces (name) VALUES ('w') RETURNING id");
+  const workspace = rows[0]!.id;
+  const tenant: Tenant = { workspace, knowledgeBases: [], entries: [] };
+  for (let index = 0; index < knowledgeBases; index++) {
+    const kb = await db.query<{ id: string }>("INSERT INTO knowledge_bases (workspace_id, name) VALUES ($1, 'kb') RETURNING id", [workspace]);
+    const knowledgeBase = kb.rows[0]!.id;
+    const source = await db.query<{ id: string }>("INSERT INTO data_sources (workspace_id, knowledge_base_id, adapter) VALUES ($1, $2, 'records') RETURNING id", [
+      workspace,
+      knowledgeBase,
+    ]);
+    const entry = await db.query<{ id: string }>(
+      `INSERT INTO entries (workspace_id, knowledge_base_id, source_id, record_id, title, content, content_type, content_hash, job_created_at)
+       VALUES ($1, $2, $3, 'r', 't', 'c', 'text', 'h', now()) RETURNING id`,
+      [workspace, knowledgeBase, source.rows[0]!.id],
+    );
+    tenant.knowledgeBases.push(knowledgeBase);
+    tenant.entries.push(entry.rows[0]!.id);
+  }
+  return tenant;
+}
+
+/** Writes chunks of the entry of knowledge base `index`, in one statement as the ingestion does; returns their ids. */
+async function addChunks(target: Queryable, owner: Tenant, index: number, vectors: Float32Array[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const value of vectors) {
+    const { rows } = await target.query<{ id: string }>(
+      `INSERT INTO chunks (workspace_id, knowledge_base_id, entry_id, ordinal, text, start_offset, end_offset, text_hash, embedding, embedding_dimension, search_vector)
+       SELECT $1, $2, $3, coalesce(max(ordinal) + 1, 0), 'text', 0, 4, 'h', $4::vector, ${DIMENSION}, to_tsvector('simple', 'text')
+       FROM chunks WHERE entry_id = $3 RETURNING id`,
+      [owner.workspace, owner.knowledgeBases[index], owner.entries[index], value],
+    );
+    ids.push(rows[0]!.id);
+  }
+  return ids;
+}
+
+/** The nearest chunks by an exact scan of the table: what the graph must find. */
+async function exact(db: Db, workspace: string, knowledgeBases: string[], query: Float32Array, limit: number) {
+  const { rows } = await db.query<{ id: string; distance: number }>(
+    `SELECT id, embedding <=> $3::vector AS distance FROM chunks
+     WHERE workspace_id = $1 AND knowledge_base_id = ANY($2::uuid[]) ORDER BY distance LIMIT ${limit}`,
+    [workspace, knowledgeBases, query],
+  );
+  return rows;
+}
+
+async function search(db: Db, workspace: string, knowledgeBases: string[], query: Float32Array, limit = 10) {
+  return db.searchVectors!({ workspaceId: workspace, knowledgeBaseIds: knowledgeBases, dimension: DIMENSION, vector: query, limit });
+}
+
+async function assertExact(db: Db, workspace: string, knowledgeBases: string[], queries: number) {
+  for (let index = 0; index < queries; index++) {
+    const query = vector();
+    const [found, expected] = await Promise.all([search(db, workspace, knowledgeBases, query), exact(db, workspace, knowledgeBases, query, 10)]);
+    assert.deepEqual(
+      found.map((match) => match.id),
+      expected.map((row) => row.id),
+    );
+    for (const [rank, match] of found.entries()) assert.ok(Math.abs(match.distance - expected[rank]!.distance) < 1e-5, `${match.distance} against ${expected[rank]!.distance}`);
+  }
+}
+
+const logSize = async (db: Db) => Number((await db.query<{ count: string }>('SELECT count(*) AS count FROM chunk_vector_changes')).rows[0]!.count);
+
+describe('PGlite searches its chunks through its own vector index', () => {
+  let root: string;
+  let db: Db;
+  let a: Tenant;
+  let b: Tenant;
+
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'lore-vectors-'));
+    db = await openPglite(join(root, 'data'));
+    await migrate(db);
+    a = await tenant(db, 2);
+    b = await tenant(db, 1);
+    await addChunks(db, a, 0, Array.from({ length: 150 }, vector));
+    await addChunks(db, a, 1, Array.from({ length: 40 }, vector));
+    await addChunks(db, b, 0, Array.from({ length: 60 }, vector));
+  });
+  after(async () => {
+    await db.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  test('it finds the nearest chunks an exact scan finds, of the knowledge bases asked and their workspace only', async () => {
+    await assertExact(db, a.workspace, [a.knowledgeBases[0]!], 20);
+    await assertExact(db, a.workspace, a.knowledgeBases, 20);
+    await assertExact(db, b.workspace, b.knowledgeBases, 10);
+    // Another workspace's id with this knowledge base finds nothing.
+    assert.deepEqual(await search(db, b.workspace, [a.knowledgeBases[0]!], vector()), []);
+  });
+
+  test('commits reach it, rollbacks and deletes do not leave anything, and its log is emptied', async () => {
+    const added = Array.from({ length: 5 }, vector);
+    const ids = await db.transaction((tx) => addChunks(tx, a, 0, added));
+    const nearest = await search(db, a.workspace, [a.knowledgeBases[0]!], added[2]!, 1);
+    assert.equal(nearest[0]!.id, ids[2]);
+    assert.ok(nearest[0]!.distance < 1e-6);
+    // After a commit the log is applied in the background, without a search.
+    await db.transaction((tx) => addChunks(tx, a, 0, [vector()]));
+    await sleep(300);
+    assert.equal(await logSize(db), 0);
+
+    const rolledBack = vector();
+    await assert.rejects(
+      db.transaction(async (tx) => {
+        await addChunks(tx, a, 0, [rolledBack]);
+        throw new Error('roll back');
+      }),
+      /roll back/,
+    );
+    const [afterRollback] = await search(db, a.workspace, [a.knowledgeBases[0]!], rolledBack, 1);
+    assert.equal(afterRollback!.id, (await exact(db, a.workspace, [a.knowledgeBases[0]!], rolledBack, 1))[0]!.id);
+    assert.ok(afterRollback!.distance > 1e-3, 'the rolled-back chunk is not found');
+
+    // Deleting the entry deletes its chunks by cascade: the knowledge base has no chunk left.
+    await db.query('DELETE FROM entries WHERE workspace_id = $1 AND id = $2', [a.workspace, a.entries[0]]);
+    assert.deepEqual(await search(db, a.workspace, [a.knowledgeBases[0]!], added[2]!, 10), []);
+    await assertExact(db, a.workspace, a.knowledgeBases, 10);
+    await db.query('DELETE FROM knowledge_bases WHERE workspace_id = $1 AND id = $2', [a.workspace, a.knowledgeBases[1]]);
+    assert.deepEqual(await search(db, a.workspace, a.knowledgeBases, vector()), []);
+    await db.query('DELETE FROM workspaces WHERE id = $1', [b.workspace]);
+    assert.deepEqual(await search(db, b.workspace, b.knowledgeBases, vector()), []);
+    assert.equal(await logSize(db), 0);
+  });
+
+  test('a reopened database builds its graphs again from the table, and pgvector HNSW indexes of an older database are dropped', async () => {
+    const c = await tenant(db, 1);
+    await addChunks(db, c, 0, Array.from({ length: 80 }, vector));
+    await assertExact(db, c.workspace, c.knowledgeBases, 5);
+    // As lore before this index left them.
+    await db.exec(vectorIndexDdl(DIMENSION)!);
+    await db.close();
+    db = await openPglite(join(root, 'data'));
+    const { rows } = await db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'chunks' AND indexname LIKE 'chunks_embedding%'");
+    assert.deepEqual(rows, []);
+    await assertExact(db, c.workspace, c.knowledgeBases, 10);
+    await addChunks(db, c, 0, Array.from({ length: 10 }, vector));
+    await assertExact(db, c.workspace, c.knowledgeBases, 10);
+  });
+});
