@@ -1,4 +1,5 @@
 /** Deterministic English text for the benchmarks: support-knowledge-base sentences recombined. */
+import { random } from '../test/random.ts';
 
 export const sentences = [
   'To reset your password, open the sign-in page and choose "Forgot password".',
@@ -35,16 +36,8 @@ export const sentences = [
 
 const headings = ['Overview', 'Before you start', 'Steps', 'Limits', 'Troubleshooting', 'Billing', 'Security', 'Related settings'];
 
-/** A small deterministic generator (mulberry32), so every run uses the same texts. */
-export function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let value = Math.imul(state ^ (state >>> 15), 1 | state);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The tests' deterministic generator (mulberry32), so every run uses the same texts.
+export { random };
 
 /** Paragraphs of whole sentences, cut at the last word boundary before `length` characters. */
 export function texts(count: number, length: number, seed: number): string[] {
