@@ -72,16 +72,32 @@ async function search(db: Db, workspace: string, knowledgeBases: string[], query
   return db.searchVectors!({ workspaceId: workspace, knowledgeBaseIds: knowledgeBases, dimension: DIMENSION, vector: query, limit });
 }
 
-async function assertExact(db: Db, workspace: string, knowledgeBases: string[], queries: number) {
+/**
+ * The graph against an exact scan, for `queries` random questions: the graph is approximate (HNSW
+ * built on both cores, so not the same graph twice), and at 16 dimensions one of the true 10
+ * nearest was missed in about one run of ten. So at least 95 % of the true 10 nearest are found,
+ * and every chunk found has its exact distance, nearest first.
+ */
+async function assertNearest(db: Db, workspace: string, knowledgeBases: string[], queries: number) {
+  let found = 0;
+  let nearest = 0;
   for (let index = 0; index < queries; index++) {
     const query = vector();
-    const [found, expected] = await Promise.all([search(db, workspace, knowledgeBases, query), exact(db, workspace, knowledgeBases, query, 10)]);
-    assert.deepEqual(
-      found.map((match) => match.id),
-      expected.map((row) => row.id),
+    const [matches, expected] = await Promise.all([search(db, workspace, knowledgeBases, query), exact(db, workspace, knowledgeBases, query, 10)]);
+    assert.equal(matches.length, expected.length);
+    nearest += expected.length;
+    found += matches.filter((match) => expected.some((row) => row.id === match.id)).length;
+    const { rows } = await db.query<{ id: string; distance: number }>(
+      'SELECT id, embedding <=> $3::vector AS distance FROM chunks WHERE workspace_id = $1 AND id = ANY($2::uuid[])',
+      [workspace, matches.map((match) => match.id), query],
     );
-    for (const [rank, match] of found.entries()) assert.ok(Math.abs(match.distance - expected[rank]!.distance) < 1e-5, `${match.distance} against ${expected[rank]!.distance}`);
+    for (const [rank, match] of matches.entries()) {
+      const stored = rows.find((row) => row.id === match.id);
+      assert.ok(stored && Math.abs(match.distance - stored.distance) < 1e-5, `${match.id}: ${match.distance} against ${stored?.distance}`);
+      if (rank > 0) assert.ok(match.distance >= matches[rank - 1]!.distance);
+    }
   }
+  assert.ok(found >= 0.95 * nearest, `${found} of the true ${nearest} nearest found`);
 }
 
 const logSize = async (db: Db) => Number((await db.query<{ count: string }>('SELECT count(*) AS count FROM chunk_vector_changes')).rows[0]!.count);
@@ -107,10 +123,10 @@ describe('PGlite searches its chunks through its own vector index', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  test('it finds the nearest chunks an exact scan finds, of the knowledge bases asked and their workspace only', async () => {
-    await assertExact(db, a.workspace, [a.knowledgeBases[0]!], 20);
-    await assertExact(db, a.workspace, a.knowledgeBases, 20);
-    await assertExact(db, b.workspace, b.knowledgeBases, 10);
+  test('it finds the nearest chunks an exact scan finds (95 % of them at least), of the knowledge bases asked and their workspace only', async () => {
+    await assertNearest(db, a.workspace, [a.knowledgeBases[0]!], 20);
+    await assertNearest(db, a.workspace, a.knowledgeBases, 20);
+    await assertNearest(db, b.workspace, b.knowledgeBases, 10);
     // Another workspace's id with this knowledge base finds nothing.
     assert.deepEqual(await search(db, b.workspace, [a.knowledgeBases[0]!], vector()), []);
   });
@@ -141,7 +157,7 @@ describe('PGlite searches its chunks through its own vector index', () => {
     // Deleting the entry deletes its chunks by cascade: the knowledge base has no chunk left.
     await db.query('DELETE FROM entries WHERE workspace_id = $1 AND id = $2', [a.workspace, a.entries[0]]);
     assert.deepEqual(await search(db, a.workspace, [a.knowledgeBases[0]!], added[2]!, 10), []);
-    await assertExact(db, a.workspace, a.knowledgeBases, 10);
+    await assertNearest(db, a.workspace, a.knowledgeBases, 10);
     await db.query('DELETE FROM knowledge_bases WHERE workspace_id = $1 AND id = $2', [a.workspace, a.knowledgeBases[1]]);
     assert.deepEqual(await search(db, a.workspace, a.knowledgeBases, vector()), []);
     await db.query('DELETE FROM workspaces WHERE id = $1', [b.workspace]);
@@ -152,15 +168,67 @@ describe('PGlite searches its chunks through its own vector index', () => {
   test('a reopened database builds its graphs again from the table, and pgvector HNSW indexes of an older database are dropped', async () => {
     const c = await tenant(db, 1);
     await addChunks(db, c, 0, Array.from({ length: 80 }, vector));
-    await assertExact(db, c.workspace, c.knowledgeBases, 5);
+    await assertNearest(db, c.workspace, c.knowledgeBases, 5);
     // As lore before this index left them.
     await db.exec(vectorIndexDdl(DIMENSION)!);
     await db.close();
     db = await openPglite(join(root, 'data'));
     const { rows } = await db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'chunks' AND indexname LIKE 'chunks_embedding%'");
     assert.deepEqual(rows, []);
-    await assertExact(db, c.workspace, c.knowledgeBases, 10);
+    await assertNearest(db, c.workspace, c.knowledgeBases, 10);
     await addChunks(db, c, 0, Array.from({ length: 10 }, vector));
-    await assertExact(db, c.workspace, c.knowledgeBases, 10);
+    await assertNearest(db, c.workspace, c.knowledgeBases, 10);
+  });
+
+  // USearch 2.25.3's remove() spins forever once its key table has no empty slot left: a removed
+  // key stays there as a tombstone and each new key takes an empty slot. A graph of 2,000 chunks
+  // whose vectors were replaced six times over hung the database's thread in `remove`.
+  test('a knowledge base whose chunks are replaced again and again is still searched', { timeout: 60_000 }, async () => {
+    const d = await tenant(db, 1);
+    await addChunks(db, d, 0, Array.from({ length: 20 }, vector));
+    await db.query(
+      `INSERT INTO chunks (workspace_id, knowledge_base_id, entry_id, ordinal, text, start_offset, end_offset, text_hash, embedding, embedding_dimension, search_vector)
+       SELECT $1, $2, $3, 100 + n, 'text', 0, 4, 'h', (SELECT array_agg(random() - 0.5) FROM generate_series(1, ${DIMENSION}) WHERE n > 0)::vector, ${DIMENSION},
+         to_tsvector('simple', 'text')
+       FROM generate_series(1, 1980) AS n`,
+      [d.workspace, d.knowledgeBases[0], d.entries[0]],
+    );
+    /** Each of a few chunks, asked with its own vector, comes first. */
+    const assertFound = async (ordinals: number[]) => {
+      const { rows } = await db.query<{ id: string; embedding: string }>(
+        'SELECT id, embedding::text FROM chunks WHERE workspace_id = $1 AND knowledge_base_id = $2 AND ordinal = ANY($3::int[])',
+        [d.workspace, d.knowledgeBases[0], ordinals],
+      );
+      assert.equal(rows.length, ordinals.length);
+      for (const row of rows) {
+        const [nearest] = await search(db, d.workspace, d.knowledgeBases, Float32Array.from(JSON.parse(row.embedding) as number[]), 1);
+        assert.equal(nearest?.id, row.id);
+      }
+    };
+    await assertFound([0, 101, 2080]);
+    for (let round = 0; round < 10; round++) {
+      // All but the first 20 chunks get a new vector: the log holds a removal and an addition for each.
+      await db.query(
+        `UPDATE chunks SET embedding = (SELECT array_agg(random() - 0.5) FROM generate_series(1, ${DIMENSION}) WHERE ordinal >= 0)::vector
+         WHERE workspace_id = $1 AND knowledge_base_id = $2 AND ordinal >= 100`,
+        [d.workspace, d.knowledgeBases[0]],
+      );
+      await assertFound([5, 101 + round, 2080 - round]);
+    }
+    assert.equal(await logSize(db), 0);
+  });
+
+  // A graph built by USearch's batch add on several threads had nodes no search reached: one or
+  // more in a third of the graphs of 60 chunks of 16 dimensions.
+  test('every chunk of a freshly built graph is found by its own vector', async () => {
+    const e = await tenant(db, 10);
+    const vectors = e.knowledgeBases.map(() => Array.from({ length: 60 }, vector));
+    const ids = await Promise.all(vectors.map((own, index) => addChunks(db, e, index, own)));
+    for (const [index, knowledgeBase] of e.knowledgeBases.entries()) {
+      for (const [rank, own] of vectors[index]!.entries()) {
+        const [nearest] = await search(db, e.workspace, [knowledgeBase], own, 1);
+        assert.equal(nearest?.id, ids[index]![rank]);
+      }
+    }
   });
 });

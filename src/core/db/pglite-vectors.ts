@@ -97,12 +97,30 @@ function readVector(base64: string): Float32Array {
   return vector;
 }
 
-/** One knowledge base's chunks of one dimension. USearch keys are integers: chunk ids map to them. */
+/**
+ * One knowledge base's chunks of one dimension. USearch keys are integers: chunk ids map to them,
+ * and a chunk added again (its vector changed) gets a new key.
+ *
+ * A removed chunk stays in the graph, unlisted here, and searches skip it; USearch's own `remove`
+ * is never called. In 2.25.3 it spins forever once the open-addressing table of its keys has no
+ * empty slot (a removed key stays there as a tombstone, and a new key may take an empty slot, so
+ * churn drains them): replacing the vectors of a graph's chunks over and over hung it after 5 to
+ * 9 times its size in removals (20 chunks: 172; 100: 668; 2,000: 10,288-12,192; 5,000: 47,768),
+ * and with it the database's thread. Its removed slots are also reused by later additions, which
+ * leaves the links of other nodes pointing at unrelated vectors: at 2,000 chunks of 16 dimensions
+ * whose vectors were replaced about a third at a time, one search in 400 could not reach a chunk
+ * at any depth. A chunk kept as a dead node still routes searches through its region.
+ *
+ * Once the dead outnumber the live (64 at least), the graph is `worn`: built again from the table
+ * at its next search, which bounds its memory to twice its chunks and a search's extra depth to
+ * the dead share of its results.
+ */
 class ChunkGraph {
   private readonly graph: InstanceType<typeof USearch.Index>;
   private readonly keys = new Map<string, bigint>();
   private readonly ids = new Map<bigint, string>();
   private nextKey = 1n;
+  private dead = 0;
 
   constructor(dimension: number) {
     this.graph = new usearch.Index({
@@ -120,47 +138,68 @@ class ChunkGraph {
     return this.keys.size;
   }
 
-  /** Adds many chunks at once, on every core (12,995 chunks of 512 dimensions: 2.3 s). */
+  /** Holds more removed chunks than live ones: to be built again before it is searched. */
+  get worn(): boolean {
+    return this.dead > Math.max(64, this.size);
+  }
+
+  /**
+   * Adds many chunks at once, on one thread. USearch 2.25.3's batch add on several threads leaves
+   * some nodes that no search reaches, at any depth: on this machine's 2 cores, 65 of 200 graphs
+   * of 60 random 16-dimension vectors had one or more (81 of 12,000 nodes), 22 of 50 graphs of 200
+   * 512-dimension ones (35 of 10,000), and 1-2 per graph of 2,000 with the first 256 or 1,000 added
+   * on one thread first; added on one thread, none (0 of 12,000 and 4,000).
+   */
   build(ids: string[], vectors: Float32Array[]): void {
     if (ids.length === 0) return;
     const keys = new BigUint64Array(ids.length);
     const flat = new Float32Array(ids.length * vectors[0]!.length);
     for (const [index, id] of ids.entries()) {
-      const key = this.nextKey++;
-      keys[index] = key;
+      keys[index] = this.key(id);
       flat.set(vectors[index]!, index * vectors[0]!.length);
-      this.keys.set(id, key);
-      this.ids.set(key, id);
     }
-    this.graph.add(keys, flat, 0);
+    this.graph.add(keys, flat, 1);
   }
 
   add(id: string, vector: Float32Array): void {
     if (this.keys.has(id)) return;
-    const key = this.nextKey++;
-    this.graph.add(key, vector);
-    this.keys.set(id, key);
-    this.ids.set(key, id);
+    this.graph.add(this.key(id), vector);
   }
 
   remove(id: string): void {
     const key = this.keys.get(id);
     if (key === undefined) return;
-    this.graph.remove(key);
     this.keys.delete(id);
     this.ids.delete(key);
+    this.dead += 1;
   }
 
-  /** The `limit` nearest chunks, nearest first; USearch searches at least `limit` deep. */
+  /**
+   * The `limit` nearest live chunks, nearest first. USearch searches at least `limit` deep; the
+   * dead nodes among the results are made up for by searching deeper, first by their expected
+   * share, then twice as deep until enough live ones come or the whole graph has been asked.
+   */
   search(vector: Float32Array, limit: number): VectorMatch[] {
     if (this.size === 0) return [];
-    const { keys, distances } = this.graph.search(vector, limit, 0);
-    const matches: VectorMatch[] = [];
-    for (const [index, key] of keys.entries()) {
-      const id = this.ids.get(key);
-      if (id !== undefined) matches.push({ id, distance: distances[index]! });
+    const nodes = this.size + this.dead;
+    let depth = Math.min(nodes, limit + Math.ceil((limit * this.dead) / this.size));
+    for (;;) {
+      const { keys, distances } = this.graph.search(vector, depth, 0);
+      const matches: VectorMatch[] = [];
+      for (const [index, key] of keys.entries()) {
+        const id = this.ids.get(key);
+        if (id !== undefined) matches.push({ id, distance: distances[index]! });
+      }
+      if (matches.length >= limit || depth >= nodes) return matches.slice(0, limit);
+      depth = Math.min(nodes, depth * 2);
     }
-    return matches;
+  }
+
+  private key(id: string): bigint {
+    const key = this.nextKey++;
+    this.keys.set(id, key);
+    this.ids.set(key, id);
+    return key;
   }
 }
 
@@ -249,7 +288,8 @@ export class NativeVectors {
         if (!row.added) {
           for (const [dimension, graph] of graphs) {
             graph.remove(row.chunk_id);
-            if (graph.size === 0) graphs.delete(dimension);
+            // Built again from the table at its next search (see ChunkGraph).
+            if (graph.size === 0 || graph.worn) graphs.delete(dimension);
           }
           if (graphs.size === 0) this.graphs.delete(base);
         } else if (row.vector && row.dimension !== null) {
