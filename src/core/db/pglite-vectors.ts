@@ -37,6 +37,12 @@ export type VectorMatch = { id: string; distance: number };
  */
 const GRAPH = { connectivity: 16, expansionAdd: 64, expansionSearch: 150 };
 
+/**
+ * Vector values a graph's build adds between two turns of the database's thread: 128 vectors of
+ * 512 dimensions, about 40 ms on one core at 0.3 ms a vector.
+ */
+const BUILD_SLICE_VALUES = 65_536;
+
 /** Rows of the log read per statement: bounds the memory of a catch-up after a large ingestion. */
 const LOG_BATCH = 5_000;
 
@@ -149,16 +155,26 @@ class ChunkGraph {
    * of 60 random 16-dimension vectors had one or more (81 of 12,000 nodes), 22 of 50 graphs of 200
    * 512-dimension ones (35 of 10,000), and 1-2 per graph of 2,000 with the first 256 or 1,000 added
    * on one thread first; added on one thread, none (0 of 12,000 and 4,000).
+   *
+   * The thread is the database's: it adds a slice of BUILD_SLICE_VALUES at a time and lets the
+   * statements waiting meanwhile run between slices, where one add of SciFact's 12,995 chunks
+   * kept every other statement waiting 2.1 s (`bench:vector-recall`, `otherStatementMaxMs`).
    */
-  build(ids: string[], vectors: Float32Array[]): void {
+  async build(ids: string[], vectors: Float32Array[]): Promise<void> {
     if (ids.length === 0) return;
-    const keys = new BigUint64Array(ids.length);
-    const flat = new Float32Array(ids.length * vectors[0]!.length);
-    for (const [index, id] of ids.entries()) {
-      keys[index] = this.key(id);
-      flat.set(vectors[index]!, index * vectors[0]!.length);
+    const dimension = vectors[0]!.length;
+    const slice = Math.max(8, Math.floor(BUILD_SLICE_VALUES / dimension));
+    for (let start = 0; start < ids.length; start += slice) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      const end = Math.min(ids.length, start + slice);
+      const keys = new BigUint64Array(end - start);
+      const flat = new Float32Array((end - start) * dimension);
+      for (let index = start; index < end; index++) {
+        keys[index - start] = this.key(ids[index]!);
+        flat.set(vectors[index]!, (index - start) * dimension);
+      }
+      this.graph.add(keys, flat, 1);
     }
-    this.graph.add(keys, flat, 1);
   }
 
   add(id: string, vector: Float32Array): void {
@@ -312,7 +328,7 @@ export class NativeVectors {
       [workspaceId, knowledgeBaseId, dimension],
     );
     const graph = new ChunkGraph(dimension);
-    graph.build(rows.map((row) => row.id), rows.map((row) => readVector(row.vector)));
+    await graph.build(rows.map((row) => row.id), rows.map((row) => readVector(row.vector)));
     // An empty graph is not kept: until the knowledge base has chunks, each search reads the table.
     if (graph.size > 0) {
       const graphs = this.graphs.get(base) ?? new Map<number, ChunkGraph>();
