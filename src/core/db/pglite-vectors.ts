@@ -113,9 +113,8 @@ function readVector(base64: string): Float32Array {
  * churn drains them): replacing the vectors of a graph's chunks over and over hung it after 5 to
  * 9 times its size in removals (20 chunks: 172; 100: 668; 2,000: 10,288-12,192; 5,000: 47,768),
  * and with it the database's thread. Its removed slots are also reused by later additions, which
- * leaves the links of other nodes pointing at unrelated vectors: at 2,000 chunks of 16 dimensions
- * whose vectors were replaced about a third at a time, one search in 400 could not reach a chunk
- * at any depth. A chunk kept as a dead node still routes searches through its region.
+ * leaves the links of other nodes pointing at an unrelated vector; a chunk kept as a dead node
+ * still routes searches through its region.
  *
  * Once the dead outnumber the live (64 at least), the graph is `worn`: built again from the table
  * at its next search, which bounds its memory to twice its chunks and a search's extra depth to
