@@ -149,11 +149,11 @@ class ChunkGraph {
   }
 
   /**
-   * Adds many chunks at once, on one thread. USearch 2.25.3's batch add on several threads leaves
-   * some nodes that no search reaches, at any depth: on this machine's 2 cores, 65 of 200 graphs
-   * of 60 random 16-dimension vectors had one or more (81 of 12,000 nodes), 22 of 50 graphs of 200
-   * 512-dimension ones (35 of 10,000), and 1-2 per graph of 2,000 with the first 256 or 1,000 added
-   * on one thread first; added on one thread, none (0 of 12,000 and 4,000).
+   * Adds many chunks, on one thread. USearch 2.25.3's batch add on several threads leaves some
+   * nodes that no search reaches, at any depth: on this machine's 2 cores, 65 of 200 graphs of 60
+   * random 16-dimension vectors had one or more (81 of 12,000 nodes), 22 of 50 graphs of 200
+   * 512-dimension ones (35 of 10,000), and 5 of 6 graphs of 2,000 with their first 256 or 1,000
+   * added on one thread first (0-2 each); added on one thread, none (0 of 12,000 and 4,000).
    *
    * The thread is the database's: it adds a slice of BUILD_SLICE_VALUES at a time and lets the
    * statements waiting meanwhile run between slices, where one add of SciFact's 12,995 chunks
