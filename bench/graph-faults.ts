@@ -17,13 +17,10 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import type USearch from 'usearch';
+import { newGraph } from '../src/core/db/pglite-vectors.ts';
 import { random } from '../test/random.ts';
 
-// As pglite-vectors.ts loads it.
-const usearch = createRequire(import.meta.url)('usearch') as typeof USearch;
 const { version } = JSON.parse(await readFile(new URL('../node_modules/usearch/package.json', import.meta.url), 'utf8')) as { version: string };
 
 const { values: options } = parseArgs({
@@ -38,19 +35,6 @@ const { values: options } = parseArgs({
 const dimension = Number(options.dimension);
 const next = random(20261129);
 
-/** A graph with pglite-vectors.ts's parameters. */
-function graph() {
-  return new usearch.Index({
-    dimensions: dimension,
-    metric: usearch.MetricKind.Cos,
-    quantization: usearch.ScalarKind.F32,
-    connectivity: 16,
-    expansion_add: 64,
-    expansion_search: 150,
-    multi: false,
-  });
-}
-
 function vectors(count: number): Float32Array {
   return Float32Array.from({ length: count * dimension }, () => next() - 0.5);
 }
@@ -60,7 +44,7 @@ function unreachable(threads: number) {
   let graphs = 0;
   let nodes = 0;
   for (let round = 0; round < Number(options.graphs); round++) {
-    const index = graph();
+    const index = newGraph(dimension);
     const keys = BigUint64Array.from({ length: size }, (_, key) => BigInt(key + 1));
     const flat = vectors(size);
     index.add(keys, flat, threads);
@@ -78,7 +62,7 @@ function unreachable(threads: number) {
 /** In the child: replaces vectors one at a time, printing the removals done. */
 function churn(): void {
   const size = Number(options['churn-size']);
-  const index = graph();
+  const index = newGraph(dimension);
   const live = BigUint64Array.from({ length: size }, (_, key) => BigInt(key + 1));
   index.add(live, vectors(size), 1);
   let key = BigInt(size + 1);

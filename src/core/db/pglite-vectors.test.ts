@@ -181,7 +181,7 @@ describe('PGlite searches its chunks through its own vector index', () => {
   });
 
   // USearch 2.25.3's remove() spins forever once its key table has no empty slot left: a removed
-  // key stays there as a tombstone and each new key takes an empty slot. A graph of 2,000 chunks
+  // key stays there as a tombstone and a new key may take an empty slot. A graph of 2,000 chunks
   // whose vectors were replaced six times over hung the database's thread in `remove`.
   test('a knowledge base whose chunks are replaced again and again is still searched', { timeout: 60_000 }, async () => {
     const d = await tenant(db, 1);

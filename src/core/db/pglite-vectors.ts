@@ -37,6 +37,19 @@ export type VectorMatch = { id: string; distance: number };
  */
 const GRAPH = { connectivity: 16, expansionAdd: 64, expansionSearch: 150 };
 
+/** An empty USearch graph of cosine distances with GRAPH's parameters (bench:graph-faults uses it too). */
+export function newGraph(dimension: number): InstanceType<typeof USearch.Index> {
+  return new usearch.Index({
+    dimensions: dimension,
+    metric: usearch.MetricKind.Cos,
+    quantization: usearch.ScalarKind.F32,
+    connectivity: GRAPH.connectivity,
+    expansion_add: GRAPH.expansionAdd,
+    expansion_search: GRAPH.expansionSearch,
+    multi: false,
+  });
+}
+
 /**
  * Vector values a graph's build adds between two turns of the database's thread: 128 vectors of
  * 512 dimensions, about 40 ms on one core at 0.3 ms a vector.
@@ -128,15 +141,7 @@ class ChunkGraph {
   private dead = 0;
 
   constructor(dimension: number) {
-    this.graph = new usearch.Index({
-      dimensions: dimension,
-      metric: usearch.MetricKind.Cos,
-      quantization: usearch.ScalarKind.F32,
-      connectivity: GRAPH.connectivity,
-      expansion_add: GRAPH.expansionAdd,
-      expansion_search: GRAPH.expansionSearch,
-      multi: false,
-    });
+    this.graph = newGraph(dimension);
   }
 
   get size(): number {
