@@ -1,4 +1,4 @@
-import type { VectorMatch, VectorSearchRequest } from './pglite-vectors.ts';
+import type { VectorGraphs, VectorMatch, VectorSearchRequest } from './pglite-vectors.ts';
 
 /** The result of one statement: its rows and how many rows it touched. */
 export type QueryResult<Row> = { rows: Row[]; rowCount: number };
@@ -52,6 +52,11 @@ export interface Db extends Queryable {
    * replaces pgvector's HNSW index there. Without it, vector search is SQL over pgvector's index.
    */
   readonly searchVectors?: (request: VectorSearchRequest) => Promise<VectorMatch[]>;
+  /**
+   * PGlite only: how many of its vector graphs are built and being built (a knowledge base is
+   * scanned exactly until its graph is built); with `settled`, once the builds in flight have ended.
+   */
+  readonly vectorGraphs?: (options?: { settled?: boolean }) => Promise<VectorGraphs>;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

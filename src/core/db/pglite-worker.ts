@@ -17,6 +17,7 @@ export type PgliteRequest =
   | { kind: 'query'; tx?: number; text: string; values: readonly unknown[]; prepare?: boolean }
   | { kind: 'exec'; tx?: number; text: string }
   | { kind: 'vectors'; search: VectorSearchRequest }
+  | { kind: 'vector-graphs'; settled: boolean }
   | { kind: 'begin' }
   | { kind: 'commit' | 'rollback'; tx: number }
   | { kind: 'close' };
@@ -33,7 +34,10 @@ const port = parentPort!;
 let pglite: PGlite | undefined;
 const transactions = new Map<number, OpenTransaction>();
 const gate = new TransactionGate();
-const vectors = new NativeVectors(database);
+const vectors = new NativeVectors(database, async (text, values) => {
+  const serializers = await serializersFor(database(), values);
+  return database().query(text, values, serializers && { serializers });
+});
 // Rejects a transaction's callback so that PGlite rolls it back; only ever seen here.
 const ROLLBACK = Symbol('rollback');
 
@@ -172,6 +176,8 @@ async function handle(id: number, request: PgliteRequest): Promise<unknown> {
     case 'vectors':
       // A search waits, and counts, as a statement outside a transaction: a job's next record waits for it.
       return gate.statement(() => vectors.search(request.search));
+    case 'vector-graphs':
+      return vectors.status(request.settled);
     case 'begin':
       await gate.turn();
       await begin(id);

@@ -90,6 +90,7 @@ export async function openPglite(dataDir: string, options: PgliteOptions = {}): 
       asked();
       return thread.call({ kind: 'vectors', search: request });
     },
+    vectorGraphs: (options) => thread.call({ kind: 'vector-graphs', settled: options?.settled ?? false }),
     async transaction(work) {
       const tx = await thread.call<number>({ kind: 'begin' });
       let result;
