@@ -253,8 +253,8 @@ describe('PGlite searches its chunks through its own vector index', () => {
     }
   });
   // A build takes about 0.3 ms a chunk of 512 dimensions on one thread (3.6-4.1 s for SciFact's
-  // 12,995): the first question of a knowledge base after a start waited for it. These 4,000 take
-  // about a second, longer than the changes below.
+  // 12,995): the first question of a knowledge base after a start waited for it. These 5,000 take
+  // over a second, longer than the changes below.
   test('a first search is answered by an exact scan without waiting for the graph, which then takes the changes made meanwhile', async () => {
     const dimension = 512;
     const f = await tenant(db, 1);
@@ -262,7 +262,7 @@ describe('PGlite searches its chunks through its own vector index', () => {
       `INSERT INTO chunks (workspace_id, knowledge_base_id, entry_id, ordinal, text, start_offset, end_offset, text_hash, embedding, embedding_dimension, search_vector)
        SELECT $1, $2, $3, n, 'text', 0, 4, 'h', (SELECT array_agg(random() - 0.5) FROM generate_series(1, ${dimension}) WHERE n > 0)::vector, ${dimension},
          to_tsvector('simple', 'text')
-       FROM generate_series(1, 4000) AS n`,
+       FROM generate_series(1, 5000) AS n`,
       [f.workspace, f.knowledgeBases[0], f.entries[0]],
     );
     const graphs = (await db.vectorGraphs!()).built;
@@ -295,6 +295,17 @@ describe('PGlite searches its chunks through its own vector index', () => {
     assert.ok(nearest!.distance < 1e-6);
     const graphFound = await search(db, f.workspace, f.knowledgeBases, query, 10);
     assert.ok(!graphFound.some((match) => match.id === first[0]!.id), 'the chunk deleted during the build is not found');
+    // The build read the vectors in pages of 4,096 at 512 dimensions: chunks of both pages are in the graph.
+    const { rows: sample } = await db.query<{ id: string; embedding: string }>(
+      'SELECT id, embedding::text FROM chunks WHERE workspace_id = $1 AND knowledge_base_id = $2 AND ordinal % 250 = 0',
+      [f.workspace, f.knowledgeBases[0]],
+    );
+    // 20 chunks, one fewer if the deleted one was among them.
+    assert.ok(sample.length >= 19);
+    for (const row of sample) {
+      const [own] = await search(db, f.workspace, f.knowledgeBases, Float32Array.from(JSON.parse(row.embedding) as number[]), 1);
+      assert.equal(own?.id, row.id);
+    }
     assert.deepEqual(await db.vectorGraphs!(), { built: graphs + 1, building: 0 });
   });
 });
