@@ -68,9 +68,10 @@ const BUILD_SLICE_VALUES = 65_536;
 
 /**
  * Vector values a build reads per statement: 4,096 vectors of 512 dimensions. Read in one
- * statement, SciFact's 12,995 kept the database's other statements waiting 0.61-0.65 s once per
- * build, in pages of 4,096 0.35-0.36 s, in pages of 1,024 0.27-0.30 s but with the build 25 %
- * longer (5.0-5.1 s against 4.1-4.2; bench:vector-recall's `build`).
+ * statement, SciFact's 12,995 kept the database's other statements waiting 0.56-0.65 s once per
+ * build; in pages of 4,096, 0.35-0.48 s (what is left is mostly the read of the ids); in pages of
+ * 1,024, 0.27-0.30 s, but the build took 25 % longer (5.0-5.1 s against 4.1-4.6;
+ * bench:vector-recall's `build`).
  */
 const READ_PAGE_VALUES = 2_097_152;
 
