@@ -34,10 +34,7 @@ const port = parentPort!;
 let pglite: PGlite | undefined;
 const transactions = new Map<number, OpenTransaction>();
 const gate = new TransactionGate();
-const vectors = new NativeVectors(database, async (text, values) => {
-  const serializers = await serializersFor(database(), values);
-  return database().query(text, values, serializers && { serializers });
-});
+const vectors = new NativeVectors(database, (text, values) => queryBound(database(), text, values));
 // Rejects a transaction's callback so that PGlite rolls it back; only ever seen here.
 const ROLLBACK = Symbol('rollback');
 
@@ -54,6 +51,12 @@ async function serializersFor(target: PGlite | Transaction, values: readonly unk
     vectorSerializers = { [rows[0]!.oid]: (value) => (value instanceof Float32Array ? vectorBytes(value) : String(value)) as string };
   }
   return vectorSerializers;
+}
+
+/** A statement through PGlite's own `query`, with its vectors bound in binary. */
+async function queryBound<T>(target: PGlite | Transaction, text: string, values: readonly unknown[]) {
+  const serializers = await serializersFor(target, values);
+  return target.query<T>(text, values as unknown[], serializers && { serializers });
 }
 
 // PGlite runs each statement as an unnamed one: parse, describe, bind, execute, every time. A
@@ -159,9 +162,8 @@ async function handle(id: number, request: PgliteRequest): Promise<unknown> {
       const { tx, text, values, prepare } = request;
       const run = async () => {
         const target = tx === undefined ? database() : transaction(tx);
-        const serializers = await serializersFor(target, values);
-        if (prepare) return runNamed(tx !== undefined, text, values, serializers);
-        return target.query<Record<string, unknown>>(text, values as unknown[], serializers && { serializers });
+        if (prepare) return runNamed(tx !== undefined, text, values, await serializersFor(target, values));
+        return queryBound<Record<string, unknown>>(target, text, values);
       };
       const result = await (tx === undefined ? gate.statement(run) : run());
       // PGlite reports affectedRows 0 for a SELECT, where pg reports the rows returned.
