@@ -13,9 +13,10 @@
  * counted (bench/process-cpu.ts). After the loads, the query load at the first connection count
  * runs once more while an ingestion job of BENCH_INGEST_RECORDS (2,000) articles runs in this
  * process (BENCH_INGEST_RECORDS=0: not run). Prints one JSON line per provider of BENCH_PROVIDERS
- * (default EMBEDDINGS_PROVIDER, else builtin), which begins with the summary: chunks,
- * keywordP50Ms, cpuMsPerQuery (at the last connection count), queryRps and embedRps and ratio
- * (per connection count), queryP99IdleMs and queryP99DuringIngestMs.
+ * (default EMBEDDINGS_PROVIDER, else builtin), which begins with the summary: on PostgreSQL the
+ * server's memory settings (`server`), chunks, keywordP50Ms, cpuMsPerQuery (at the last
+ * connection count), queryRps and embedRps and ratio (per connection count), queryP99IdleMs and
+ * queryP99DuringIngestMs.
  *
  * BENCH_MODE=mixed runs the mixed load instead: BENCH_MIXED_CONNECTIONS (200) connections for
  * BENCH_MIXED_SECONDS (60), half asking questions and half reading a finished job of
@@ -502,6 +503,20 @@ async function mixedLoad(server: RunningServer, built: Built, jobId: string, dra
 
 const ratio = (a: number, b: number) => round(a / b, 2);
 
+/**
+ * The PostgreSQL server's memory settings, printed with its figures: on this machine huge pages
+ * halved the database's CPU per question (bench/README.md, "PostgreSQL's shared memory in huge
+ * pages"). `hugePages` is the setting; with `try`, PostgreSQL 15 does not say whether it got them.
+ */
+async function serverMemory(db: Db) {
+  if (db.engine !== 'postgres') return undefined;
+  const { rows } = await db.query<{ shared_buffers: string; huge_pages: string; huge_pages_needed: string | null }>(
+    "SELECT current_setting('shared_buffers') AS shared_buffers, current_setting('huge_pages') AS huge_pages, current_setting('shared_memory_size_in_huge_pages', true) AS huge_pages_needed",
+  );
+  const [row] = rows;
+  return row && { sharedBuffers: row.shared_buffers, hugePages: row.huge_pages, hugePagesNeeded: row.huge_pages_needed === null ? null : Number(row.huge_pages_needed) };
+}
+
 let built = kept?.built;
 let keptJobId = kept?.jobId;
 try {
@@ -535,7 +550,7 @@ try {
       const idle = async () => {
         for (const wait of drained) await wait();
       };
-      const summary = { engine: context.db.engine, embedder: `${embedder.name}/${embedder.model}`, chunks: built.chunks };
+      const summary = { engine: context.db.engine, server: await serverMemory(context.db), embedder: `${embedder.name}/${embedder.model}`, chunks: built.chunks };
       if (mode === 'mixed') {
         keptJobId = await jobToRead(server, config, built, keptJobId);
         console.log(JSON.stringify({ mode, ...summary, ...(await mixedLoad(server, built, keptJobId, idle)) }));
