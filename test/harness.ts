@@ -2,14 +2,18 @@
  * Starts the real lore server on a random loopback port, on the engine this test run uses
  * (LORE_TEST_ENGINE=pglite|postgres), in a database of its own, and talks HTTP to it.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/core/config.ts';
 import { createLogger } from '../src/core/logger.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
+
+const execFileAsync = promisify(execFile);
 
 export const engine = (process.env.LORE_TEST_ENGINE ?? 'pglite') as 'pglite' | 'postgres';
 export const ADMIN_KEY = 'test-admin-key-0123456789';
@@ -25,10 +29,17 @@ export type RequestOptions = {
   headers?: Record<string, string>;
 };
 
-/** A database of its own for one server: a temp directory, or a fresh PostgreSQL database. */
-export async function createTestDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+/**
+ * A database of its own for one server: a temp directory, or a fresh PostgreSQL database. With
+ * `migrated`, and a migrated template prepared by scripts/run-tests.js, it starts as a copy of the
+ * template; the server's own migration step then finds it up to date, as after a restart.
+ */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   if (engine === 'pglite') {
     const dir = await mkdtemp(join(tmpdir(), 'lore-test-'));
+    const template = options.migrated ? process.env.LORE_TEST_PGLITE_TEMPLATE : undefined;
+    // cp(1) rather than fs.cp: 0.3 s of CPU against 0.8 for the template's 1,100 files.
+    if (template) await execFileAsync('cp', ['-a', `${template}/.`, dir]);
     return { env: { DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
   }
   const base = process.env.TEST_DATABASE_URL;
@@ -36,7 +47,8 @@ export async function createTestDatabase(): Promise<{ env: Record<string, string
   const name = `lore_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  const template = options.migrated ? process.env.LORE_TEST_POSTGRES_TEMPLATE : undefined;
+  await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
@@ -149,7 +161,7 @@ export function testEnv(databaseEnv: Record<string, string>, overrides: Record<s
 
 /** Starts a server on a database of its own. Close it in `after`. */
 export async function startTestServer(overrides: Record<string, string> = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ migrated: true });
   const config = loadConfig(testEnv(database.env, overrides), false);
   const server = await startServer(config, { logger: createLogger(config), print: () => undefined });
   return new TestServer(server, database);

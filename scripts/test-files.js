@@ -1,0 +1,51 @@
+// The test files, and what the runner reads from their sources through their relative imports.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+/** Every *.test.ts file under `dirs`, sorted. */
+export function testFiles(dirs) {
+  return dirs
+    .flatMap((dir) =>
+      readdirSync(dir, { withFileTypes: true, recursive: true })
+        .filter((entry) => entry.isFile() && entry.name.endsWith('.test.ts'))
+        .map((entry) => join(entry.parentPath ?? entry.path, entry.name)),
+    )
+    .sort();
+}
+
+// Static and dynamic imports of a relative module: `from './x.ts'`, `import './x.ts'`, `import('./x.ts')`.
+const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
+
+/** Whether `test(path, source)` holds for `file` or a module it imports, directly or not. */
+function reaches(file, test, seen = new Set()) {
+  const path = resolve(file);
+  if (seen.has(path) || !existsSync(path)) return false;
+  seen.add(path);
+  const source = readFileSync(path, 'utf8');
+  if (test(path, source)) return true;
+  return [...source.matchAll(RELATIVE_IMPORT)].some(([, specifier]) => reaches(resolve(dirname(path), specifier), test, seen));
+}
+
+/**
+ * Whether a test file cannot tell the engines apart. A test learns which engine a pass is for only
+ * from LORE_TEST_ENGINE and TEST_DATABASE_URL (test/harness.ts reads them; scripts/run-tests.js
+ * removes DATABASE_URL). A file that reads neither, itself or through any module it imports, runs
+ * the very same code on every pass: the encoders, the chunkers, PGlite's own tests. Each pass of
+ * such a file after the first repeats work: 128 s of the PostgreSQL pass's test time on 2026-11-29,
+ * 67 s of it the builtin encoder's.
+ */
+export function engineBlind(file) {
+  return !reaches(file, (_path, source) => /\b(?:LORE_TEST_ENGINE|TEST_DATABASE_URL)\b/.test(source));
+}
+
+/**
+ * The files in the order they should start: those that start lore processes (test/lore-process.ts)
+ * or Chromium first, since they are the longest (the chaos suites, the lore command, the pages:
+ * 12-118 s each against 1-5 s for most files). In name order they started last, and a pass ended
+ * with them running on one core of two.
+ */
+export function longestFirst(files) {
+  const startsProcesses = (file) => reaches(file, (path, source) => path.endsWith('/test/lore-process.ts') || /from 'playwright-core'/.test(source));
+  const first = files.filter(startsProcesses);
+  return [...first, ...files.filter((file) => !first.includes(file))];
+}
