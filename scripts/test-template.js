@@ -1,10 +1,23 @@
 // The migrated database each test server's database starts as a copy of (test/harness.ts), so
 // that a test pays for initdb and the migrations once per pass rather than once per server.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+
+/**
+ * Whether the process `pid` runs. A template is named after the run that made it, so that a run
+ * that was killed before removing its own leaves nothing behind past the next run.
+ */
+function running(pid) {
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
 
 /** Runs `lore migrate` on a database of its own; whether it succeeded. */
 function migrate(databaseEnv) {
@@ -21,7 +34,11 @@ function migrate(databaseEnv) {
  */
 export async function migratedTemplate(engine, serverUrl) {
   if (engine === 'pglite') {
-    const dir = mkdtempSync(join(tmpdir(), 'lore-test-template-'));
+    for (const entry of readdirSync(tmpdir())) {
+      const owner = /^lore-test-template-(\d+)-/.exec(entry)?.[1];
+      if (owner && !running(owner)) rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+    }
+    const dir = mkdtempSync(join(tmpdir(), `lore-test-template-${process.pid}-`));
     const template = { env: { LORE_TEST_PGLITE_TEMPLATE: dir }, remove: async () => rmSync(dir, { recursive: true, force: true }) };
     return migrate({ DATA_DIR: dir }) ? template : abandon(template);
   }
@@ -30,11 +47,15 @@ export async function migratedTemplate(engine, serverUrl) {
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
     try {
-      await client.query(sql);
+      return await client.query(sql);
     } finally {
       await client.end();
     }
   };
+  const { rows } = await admin(`SELECT datname FROM pg_database WHERE datname LIKE 'lore\\_test\\_template\\_%'`);
+  for (const { datname } of rows) {
+    if (!running(datname.slice('lore_test_template_'.length))) await admin(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  }
   await admin(`DROP DATABASE IF EXISTS ${name}`);
   await admin(`CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
