@@ -20,7 +20,7 @@ export type CpuSpent = { apiMs: number; databaseMs: number };
 export type CpuMeter = { stop(): Promise<CpuSpent> };
 
 /** utime + stime of a process in ms, or undefined once it has exited. */
-async function processCpuMs(pid: number): Promise<number | undefined> {
+export async function processCpuMs(pid: number): Promise<number | undefined> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
   if (!stat) return undefined;
   // The command name, in parentheses, may hold spaces: the fields are counted after it.

@@ -70,4 +70,3 @@ async function abandon(template) {
   console.error('lore migrate failed on the test template: see above.');
   process.exit(1);
 }
-
