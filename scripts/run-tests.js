@@ -33,6 +33,7 @@ for (const [pass, engine] of engines.entries()) {
   const passFiles = pass === 0 ? files : files.filter((file) => !blind.has(file));
   const blindNote = pass === 0 ? `, of which ${blind.size} cannot tell the engines apart` : `; the ${blind.size} that cannot tell the engines apart ran on ${engines[0]}`;
   console.log(`\n# engine: ${engine} (${passFiles.length} test files${blindNote})`);
+  if (passFiles.length === 0) continue;
   const template = await migratedTemplate(engine, serverUrl);
   const env = { ...process.env, ...template.env, LORE_TEST_ENGINE: engine, TEST_DATABASE_URL: serverUrl ?? '' };
   // The server under test takes its database from the harness, never from the caller's DATABASE_URL.
