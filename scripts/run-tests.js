@@ -10,7 +10,7 @@ import { engineBlind, longestFirst, testFiles } from './test-files.js';
 import { migratedTemplate } from './test-template.js';
 
 const filter = process.argv.slice(2);
-const files = longestFirst(testFiles(['src', 'test', 'web']).filter((file) => filter.length === 0 || filter.some((part) => file.includes(part))));
+const files = longestFirst(testFiles(['src', 'test', 'web', 'scripts']).filter((file) => filter.length === 0 || filter.some((part) => file.includes(part))));
 const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
 const engines = (process.env.LORE_TEST_ENGINES ?? (serverUrl ? 'pglite,postgres' : 'pglite')).split(',');
 

@@ -1,0 +1,4 @@
+// Types of test-files.js, for the tests that import it.
+export function testFiles(dirs: string[]): string[];
+export function engineBlind(file: string): boolean;
+export function longestFirst(files: string[]): string[];

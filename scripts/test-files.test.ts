@@ -1,0 +1,69 @@
+/**
+ * What the test runner reads from the test files' sources (test-files.js): which files cannot tell
+ * the engines apart, and so run on one pass only, and which start first. A file taken for blind by
+ * mistake would silently skip the PostgreSQL pass, hence the checks on the real tree too.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { engineBlind, longestFirst, testFiles } from './test-files.js';
+
+describe('the test files the runner reads', () => {
+  let dir: string;
+  const file = (name: string) => join(dir, name);
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lore-test-files-'));
+    await mkdir(join(dir, 'test'));
+    const sources: Record<string, string> = {
+      'test/harness.ts': "export const engine = process.env.LORE_TEST_ENGINE ?? 'pglite';\n",
+      'test/lore-process.ts': "import { spawn } from 'node:child_process';\nexport const start = spawn;\n",
+      'helper.ts': "import { engine } from './test/harness.ts';\nexport const which = engine;\n",
+      'cycle-a.ts': "import { b } from './cycle-b.ts';\nexport const a = b;\n",
+      'cycle-b.ts': "import { a } from './cycle-a.ts';\nexport const b = 1;\nexport { a };\n",
+      'unit.test.ts': "import { test } from 'node:test';\nimport { a } from './cycle-a.ts';\ntest('a', () => a);\n",
+      'through-helper.test.ts': "import { test } from 'node:test';\nimport { which } from './helper.ts';\ntest('b', () => which);\n",
+      'dynamic.test.ts': "import { test } from 'node:test';\ntest('c', async () => (await import('./helper.ts')).which);\n",
+      'server-url.test.ts': "import { test } from 'node:test';\ntest('d', () => process.env.TEST_DATABASE_URL);\n",
+      'processes.test.ts': "import { test } from 'node:test';\nimport { start } from './test/lore-process.ts';\ntest('e', () => start);\n",
+      'browser.test.ts': "import { test } from 'node:test';\nimport { chromium } from 'playwright-core';\ntest('f', () => chromium);\n",
+    };
+    for (const [name, source] of Object.entries(sources)) await writeFile(file(name), source);
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  test('a file that reads neither LORE_TEST_ENGINE nor TEST_DATABASE_URL, through any import, is engine-blind', () => {
+    assert.equal(engineBlind(file('unit.test.ts')), true);
+    assert.equal(engineBlind(file('processes.test.ts')), true);
+  });
+
+  test('a file that reads them itself, or through a static or dynamic import of any depth, is not', () => {
+    assert.equal(engineBlind(file('server-url.test.ts')), false);
+    assert.equal(engineBlind(file('through-helper.test.ts')), false);
+    assert.equal(engineBlind(file('dynamic.test.ts')), false);
+  });
+
+  test('the files that start lore processes or Chromium come first, the others keep their order', () => {
+    const files = testFiles([dir]);
+    assert.deepEqual(
+      files.map((path) => path.slice(dir.length + 1)),
+      ['browser.test.ts', 'dynamic.test.ts', 'processes.test.ts', 'server-url.test.ts', 'through-helper.test.ts', 'unit.test.ts'],
+    );
+    assert.deepEqual(
+      longestFirst(files).map((path) => path.slice(dir.length + 1)),
+      ['browser.test.ts', 'processes.test.ts', 'dynamic.test.ts', 'server-url.test.ts', 'through-helper.test.ts', 'unit.test.ts'],
+    );
+  });
+
+  test('in this repository, every file that uses the harness runs on both passes', () => {
+    const files = testFiles(['src', 'test', 'web', 'scripts']);
+    assert.equal(engineBlind('test/harness.ts'), false, 'the harness no longer reads the engine the runner names');
+    const usesHarness = files.filter((path) => /from '[./]*\/?(?:test\/)?harness\.ts'/.test(readFileSync(path, 'utf8')));
+    assert.ok(usesHarness.length > 40, `only ${usesHarness.length} files import the harness`);
+    assert.deepEqual(usesHarness.filter(engineBlind), []);
+    assert.equal(engineBlind('src/core/providers/embeddings/builtin.test.ts'), true);
+  });
+});
