@@ -13,7 +13,7 @@ import { createLogger } from '../src/core/logger.ts';
 import { startServer } from '../src/server.ts';
 
 export const ADMIN_KEY = 'bench-admin-key-0123456789';
-const TOKEN_SECRET = 'bench-token-secret-0123456789-0123456789';
+export const TOKEN_SECRET = 'bench-token-secret-0123456789-0123456789';
 
 export type BenchDatabase = { env: Record<string, string>; drop(): Promise<void> };
 

@@ -11,7 +11,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LoreServer } from '../test/lore-process.ts';
 import { percentile, round } from './corpus.ts';
-import { benchDatabase } from './lore-server.ts';
+import { benchDatabase, TOKEN_SECRET } from './lore-server.ts';
 import { processCpuMs } from './process-cpu.ts';
 
 const restarts = Number(process.env.BENCH_RESTARTS ?? 5);
@@ -48,7 +48,7 @@ try {
     LOG_LEVEL: 'info',
     LOG_FORMAT: 'json',
     MODELS_DIR: process.env.BENCH_MODELS_DIR ?? join(tmpdir(), 'lore-bench-models'),
-    ...(serverUrl ? { TOKEN_SECRET: 'bench-token-secret-0123456789-0123456789' } : {}),
+    ...(serverUrl ? { TOKEN_SECRET } : {}),
   };
   const loadBefore = loadavg()[0]!;
   const first = await timeStart(env, database.env.DATA_DIR!);
