@@ -405,8 +405,8 @@ async function keywordMatches(db: Db, built: Built, questions: string[]): Promis
  * The median time of the keyword search alone, one question at a time, as the query path calls it
  * for the candidates it asks for: with this process's posting lists, from the call to its result
  * (statements and scoring in memory). A first pass loads the lists the questions need (its median
- * is `coldP50Ms`, each question's missing lists loading in the background while the database
- * ranks it); the second is the figure.
+ * is `cold`'s: each question waits for the lists it misses, or the database ranks it when they are
+ * too long to keep); the second is the figure.
  */
 async function keywordSearchP50(context: AppContext, built: Built, questions: string[]) {
   const lists = postingListsOf(context.db);

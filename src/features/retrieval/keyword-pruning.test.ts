@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
+import type { Queryable } from '../../core/db/db.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, ingest, type GenericRecord } from '../../../test/ingestion.ts';
 import { exhaustiveKeywordSearch, keywordSearch, type KeywordRanking } from './keyword-search.ts';
@@ -116,7 +117,9 @@ describe(`pruned keyword ranking equals exhaustive BM25 (${engine})`, () => {
     const records = corpus('kept', 240, 19);
     await ingest(server, token, first, records);
     await ingest(server, token, second, corpus('beside', 60, 23));
-    const lists = new PostingLists();
+    // Questions do not wait for the lists they miss here: each goes to the database while its
+    // lists load, so that the version of every list is checked on its own (waiting: the next test).
+    const lists = new PostingLists({ waitMs: 0 });
     const loadAll = async () => {
       const { rows } = await db.query<{ knowledgeBaseId: string; lexeme: string }>(
         'SELECT DISTINCT knowledge_base_id AS "knowledgeBaseId", lexeme FROM keyword_lexemes WHERE workspace_id = $1 AND knowledge_base_id = ANY($2::uuid[])',
@@ -163,6 +166,62 @@ describe(`pruned keyword ranking equals exhaustive BM25 (${engine})`, () => {
     await assertSameRankings([first], lists);
     await assertSameRankings([first, second], lists);
     assert.deepEqual(served(), { hits: counts.hits + 2 * asked, misses: counts.misses });
+  });
+
+  test('questions that miss their lists wait for them: under many at once each list is read once, and every question is ranked from memory', async () => {
+    const db = server.context.db;
+    const kb = await createKnowledgeBase(server, token);
+    await ingest(server, token, kb, corpus('cold', 200, 43));
+    const lists = new PostingLists();
+    const asked = questions().filter((query) => query !== 'nothing matches this');
+    const inputs = asked.map((query) => ({ workspaceId, knowledgeBaseIds: [kb], query, topK: 10, mode: 'keyword' as const }));
+    const rankings = await Promise.all(inputs.map((input) => keywordSearch(db, input, 10, lists)));
+    for (const [index, input] of inputs.entries()) {
+      assert.deepEqual(rankingOf(rankings[index]!), await exhaustiveKeywordSearch(db, input, 10), `"${input.query}"`);
+    }
+    const { rows } = await db.query<{ lexemes: number }>(
+      `SELECT count(DISTINCT t.lexeme)::int AS lexemes FROM unnest($3::text[]) q(text), unnest(keyword_document(q.text)) t
+       WHERE EXISTS (SELECT 1 FROM keyword_lexemes l WHERE l.workspace_id = $1 AND l.knowledge_base_id = $2 AND l.lexeme = t.lexeme AND l.chunks > 0)`,
+      [workspaceId, kb, asked],
+    );
+    assert.ok(rows[0]!.lexemes >= 20, `${rows[0]!.lexemes} lexemes asked`);
+    assert.deepEqual(
+      { hits: lists.counts.hits, waited: lists.counts.waited, misses: lists.counts.misses, listsRead: lists.counts.listsRead },
+      { hits: asked.length, waited: asked.length, misses: 0, listsRead: rows[0]!.lexemes },
+    );
+  });
+
+  test('a question waits for its lists no longer than the bound, nor for a list too long to keep; the database ranks it meanwhile', { timeout: 60_000 }, async () => {
+    const db = server.context.db;
+    const kb = await createKnowledgeBase(server, token);
+    await ingest(server, token, kb, corpus('bound', 120, 47));
+    const input = { workspaceId, knowledgeBaseIds: [kb], query: `${WORDS[0]} ${WORDS[21]}`, topK: 10, mode: 'keyword' as const };
+    const expected = await exhaustiveKeywordSearch(db, input, 10);
+
+    // The database holds the lists' read back until released: the question does not wait for it.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow: Queryable = {
+      query: async (text, values, options) => {
+        if (text.includes('string_agg')) await held;
+        return db.query(text, values, options);
+      },
+      exec: (text) => db.exec(text),
+    };
+    const lists = new PostingLists({ waitMs: 50 });
+    assert.deepEqual(rankingOf(await keywordSearch(slow, input, 10, lists)), expected);
+    assert.deepEqual({ hits: lists.counts.hits, misses: lists.counts.misses, listsRead: lists.counts.listsRead }, { hits: 0, misses: 1, listsRead: 0 });
+    release();
+    await lists.settled();
+    assert.equal(lists.counts.listsRead, 2);
+    assert.deepEqual(rankingOf(await keywordSearch(slow, input, 10, lists)), expected);
+    assert.deepEqual({ hits: lists.counts.hits, waited: lists.counts.waited, misses: lists.counts.misses }, { hits: 1, waited: 0, misses: 1 });
+
+    // A list longer than a list may be is never read: the question goes to the database at once.
+    const short = new PostingLists({ limits: { postings: 100_000, chunkIds: 10_000, listPostings: 20 } });
+    assert.deepEqual(rankingOf(await keywordSearch(db, input, 10, short)), expected);
+    assert.deepEqual({ hits: short.counts.hits, misses: short.counts.misses }, { hits: 0, misses: 1 });
+    await short.settled();
   });
 
   test('the keyword coverage of the chunks a hybrid search returns is the same from the posting lists in memory as recounted from the postings', async () => {
@@ -222,7 +281,7 @@ describe(`pruned keyword ranking equals exhaustive BM25 (${engine})`, () => {
       { postings: 400, chunkIds: 10_000, listPostings: 60 },
       { postings: 100_000, chunkIds: 90, listPostings: 60 },
     ]) {
-      const lists = new PostingLists(limits);
+      const lists = new PostingLists({ limits });
       await lists.load(db, workspaceId, rows);
       assert.ok(lists.held.postings <= limits.postings && lists.held.chunkIds <= limits.chunkIds, JSON.stringify({ limits, held: lists.held }));
       assert.ok(lists.held.lists > 0 && lists.held.lists < rows.length, JSON.stringify(lists.held));

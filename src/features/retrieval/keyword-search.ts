@@ -38,8 +38,8 @@ function toRanking(rows: ScoredRow[], frequenciesUnknown: boolean): KeywordRanki
  * Lexemes are those of `keyword_document` (migration 006), as in the chunks.
  *
  * With `lists`, the question's posting lists are scored in this process when it holds every one
- * of them at the version the database reports (`PostingLists`); the lists it lacks are loaded in
- * the background for the next questions. Otherwise, without a filter, `keyword_top_k` (migrations
+ * of them at the version the database reports (`PostingLists`), or has read those it lacked
+ * within a bound wait (`PostingLists.find`). Otherwise, without a filter, `keyword_top_k` (migrations
  * 007 and 011) finds the top `limit` by MaxScore, reading the postings of the question's common
  * lexemes only for the chunks that can still make the top, one lexeme at a time, dropping after
  * each those that no longer can. A filter's entries are not known to the per-lexeme bounds, so a
@@ -59,8 +59,8 @@ export async function keywordSearch(db: Queryable, input: RetrieveInput, limit: 
 }
 
 /**
- * The ranking from the lists in memory, or undefined (and the missing lists loading) when any
- * list of the question is not held at the database's version. One call of `keyword_list_versions`
+ * The ranking from the lists in memory, or undefined when any list of the question is not held at
+ * the database's version, nor read in time. One call of `keyword_list_versions`
  * (migration 016) reads the versions with what `keyword_top_k` reads first: N and the average
  * length, and each lexeme's df and idf.
  */
@@ -78,11 +78,8 @@ async function rankFromMemory(db: Queryable, input: RetrieveInput, limit: number
   // No chunk holds a lexeme of the question: every coverage is 0.
   if (rows.length === 0) return { ranking: [], documentFrequencies: {}, coverage: () => new Map() };
   const keys: ListKey[] = rows.map((row) => ({ knowledgeBaseId: row.knowledge_base_id, lexeme: row.lexeme, version: row.version, postings: Number(row.postings) }));
-  const found = lists.lookup(input.workspaceId, keys);
-  if (!found) {
-    lists.loadInBackground(db, input.workspaceId, keys);
-    return undefined;
-  }
+  const found = await lists.find(db, input.workspaceId, keys);
+  if (!found) return undefined;
   const weighted = found.map((list, index) => ({ list, idf: Number(rows[index]!.idf) }));
   const wholeIdf = Number(rows[0]!.whole_idf);
   return {

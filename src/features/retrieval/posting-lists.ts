@@ -29,6 +29,12 @@ type Numbering = { ids: string[]; numbers: Map<string, number> };
 /** A (knowledge base, lexeme) a question needs, at the version and size the database reports. */
 export type ListKey = { knowledgeBaseId: string; lexeme: string; version: string; postings: number };
 
+/** Which list: a lexeme of a knowledge base. */
+type ListName = Pick<ListKey, 'knowledgeBaseId' | 'lexeme'>;
+
+/** Lists to read in one statement once the load before has ended (`PostingLists.enqueue`). */
+type PendingLoad = { workspaceId: string; keys: ListKey[]; postings: number; begun: boolean; done: Promise<void> };
+
 /** A lexeme's list with the idf it weighs with in this question. */
 export type WeightedList = { list: PostingList; idf: number };
 
@@ -44,6 +50,14 @@ const DEFAULT_LIMITS = { postings: 4_000_000, chunkIds: 500_000, listPostings: 2
 // A list is loaded again at most once a second: while a job writes a common lexeme, its version
 // changes with every batch, and each load of a 26,000-posting list costs about 15 ms of database.
 const RELOAD_INTERVAL_MS = 1000;
+// How long a question waits for its lists to be read before the database ranks it instead. A
+// process that starts under 50 questions at once at 100,000 chunks reads about 1.65 million
+// postings for its first 300; those took 5.7-6.9 s with 2 s of wait, 4.0-4.2 s with 5 s, 10.4-11.1
+// s without waiting, and with 1 s most questions gave up and were ranked by the database, which
+// slowed the reads as much. Under the mixed load of bench:query (100 connections asking, 100
+// reading jobs) the reads took up to 17 s, so 5 s and more left questions past 10 s in all
+// (72-135 of 2,000); 2 s none (bench/README.md, "Questions wait for the lists they miss").
+const LIST_WAIT_MS = 2000;
 const UUID_LENGTH = 36;
 // How far rounding to 9 decimals can move a score: chunks this close to the k-th best may still tie it.
 const ROUNDING = 1e-8;
@@ -67,15 +81,24 @@ export class PostingLists {
   private seen = new Uint8Array(1024);
   private touched = new Int32Array(1024);
   private marks = new Uint8Array(1024);
-  private loading: Promise<void> | undefined;
   private loads: Promise<void> = Promise.resolve();
+  /** The load that will bring each list being read or waiting to be, by name. */
+  private readonly loading = new Map<string, Promise<void>>();
+  /** The load not begun yet, which the lists questions miss meanwhile join. */
+  private next: PendingLoad | undefined;
   /**
-   * Questions answered from memory and those that had to go to the database; the postings of the
-   * lists `topK` summed whole, and of those it only looked candidates up in.
+   * Questions answered from memory (`waited` of them after waiting for their lists) and those that
+   * had to go to the database; the lists read; the postings of the lists `topK` summed whole, and
+   * of those it only looked candidates up in.
    */
-  readonly counts = { hits: 0, misses: 0, postingsSummed: 0, postingsScanned: 0 };
+  readonly counts = { hits: 0, waited: 0, misses: 0, listsRead: 0, postingsSummed: 0, postingsScanned: 0 };
 
-  constructor(private readonly limits = DEFAULT_LIMITS) {
+  private readonly limits: typeof DEFAULT_LIMITS;
+  private readonly waitMs: number;
+
+  constructor({ limits = DEFAULT_LIMITS, waitMs = LIST_WAIT_MS }: { limits?: typeof DEFAULT_LIMITS; waitMs?: number } = {}) {
+    this.limits = limits;
+    this.waitMs = waitMs;
     if (limits.listPostings > POSITIONS) throw new Error(`A list of more than ${POSITIONS} postings cannot be kept in chunk order.`);
   }
 
@@ -84,50 +107,99 @@ export class PostingLists {
     return { lists: this.lists.size, postings: this.postings, chunkIds: this.numbering.ids.length };
   }
 
-  /** The lists of every key at its version, or undefined when any is not held at it. */
-  lookup(workspaceId: string, keys: ListKey[]): PostingList[] | undefined {
+  /**
+   * The lists of every key at its version, or undefined when the database must rank the question.
+   * The lists not held at their version are read (each at most once a second, none longer than a
+   * list may be), and the question waits for them up to `waitMs` (0: not at all): a list missed while another load
+   * runs joins the next one, so that a process that starts under many questions reads each list
+   * once and its questions wait for those reads, instead of each being ranked by the database
+   * (about 75 ms of its CPU at 100,000 chunks) while the reads queue behind them.
+   */
+  async find(db: Queryable, workspaceId: string, keys: ListKey[]): Promise<PostingList[] | undefined> {
+    let found = this.atVersion(workspaceId, keys);
+    if (!found) {
+      const loaded = this.request(db, workspaceId, keys);
+      if (loaded && this.waitMs > 0 && (await settlesWithin(loaded, this.waitMs))) found = this.atVersion(workspaceId, keys);
+      if (found) this.counts.waited += 1;
+    }
+    if (found) this.counts.hits += 1;
+    else this.counts.misses += 1;
+    return found;
+  }
+
+  /** Resolves when no load is running or waiting to. */
+  async settled(): Promise<void> {
+    while (this.loading.size > 0) await Promise.all(new Set(this.loading.values()));
+  }
+
+  /** The lists of every key at its version (now the most recently used), or undefined. */
+  private atVersion(workspaceId: string, keys: ListKey[]): PostingList[] | undefined {
     const found: PostingList[] = [];
     for (const key of keys) {
       const name = listName(workspaceId, key);
       const list = this.lists.get(name);
-      if (!list || list.version !== key.version) {
-        this.counts.misses += 1;
-        return undefined;
-      }
+      if (!list || list.version !== key.version) return undefined;
       // Most recently used last: eviction takes the first.
       this.lists.delete(name);
       this.lists.set(name, list);
       found.push(list);
     }
-    this.counts.hits += 1;
     return found;
   }
 
   /**
-   * Loads the keys not held at their version, in the background: one load at a time per process,
-   * each list at most once a second, none larger than the limit of a list.
+   * Has the keys not held at their version read, and returns what settles once each has been read
+   * (at the version it has then), or undefined when one of them will not be: it is longer than a
+   * list may be, or was read less than a second ago and is not being read again.
    */
-  loadInBackground(db: Queryable, workspaceId: string, keys: ListKey[]): void {
-    if (this.loading) return;
+  private request(db: Queryable, workspaceId: string, keys: ListKey[]): Promise<unknown> | undefined {
     const now = Date.now();
-    const wanted = keys.filter((key) => {
-      const name = listName(workspaceId, key);
-      if (this.lists.get(name)?.version === key.version || key.postings > this.limits.listPostings) return false;
-      return now - (this.lastLoad.get(name) ?? 0) >= RELOAD_INTERVAL_MS;
-    });
-    if (wanted.length === 0) return;
+    const reads = new Set<Promise<void>>();
+    let readable = true;
     if (this.lastLoad.size > 100_000) this.lastLoad.clear();
-    for (const key of wanted) this.lastLoad.set(listName(workspaceId, key), now);
-    // A failed load (the database gone, say) leaves the lists as they were; questions go on
-    // being answered by the database, which reports its own failure.
-    this.loading = this.load(db, workspaceId, wanted)
-      .catch(() => undefined)
-      .finally(() => (this.loading = undefined));
+    for (const key of keys) {
+      const name = listName(workspaceId, key);
+      if (this.lists.get(name)?.version === key.version) continue;
+      const read = this.loading.get(name);
+      if (read) reads.add(read);
+      else if (key.postings > this.limits.listPostings || now - (this.lastLoad.get(name) ?? 0) < RELOAD_INTERVAL_MS) readable = false;
+      else {
+        this.lastLoad.set(name, now);
+        reads.add(this.enqueue(db, workspaceId, key));
+      }
+    }
+    return readable ? Promise.all(reads) : undefined;
   }
 
-  /** Resolves when no background load is running. */
-  async settled(): Promise<void> {
-    await this.loading;
+  /**
+   * Adds a list to the next load, begun once the running one ends; a load reads one workspace's
+   * lists, and at most a list's worth of postings, since the driver parses its whole reply on the
+   * thread that serves HTTP (about 15 ms for 250,000 postings).
+   */
+  private enqueue(db: Queryable, workspaceId: string, key: ListKey): Promise<void> {
+    let pending = this.next;
+    if (!pending || pending.begun || pending.workspaceId !== workspaceId || pending.postings + key.postings > this.limits.listPostings) {
+      const load: PendingLoad = { workspaceId, keys: [], postings: 0, begun: false, done: Promise.resolve() };
+      // A failed load (the database gone, say) leaves the lists as they were; their questions go
+      // on being ranked by the database, which reports its own failure.
+      load.done = this.load(db, workspaceId, () => {
+        load.begun = true;
+        return load.keys;
+      })
+        .catch(() => undefined)
+        .finally(() => {
+          for (const read of load.keys) {
+            const name = listName(workspaceId, read);
+            if (this.loading.get(name) === load.done) this.loading.delete(name);
+          }
+          if (this.next === load) this.next = undefined;
+        });
+      this.next = pending = load;
+    }
+    pending.keys.push(key);
+    pending.postings += key.postings;
+    this.loading.set(listName(workspaceId, key), pending.done);
+    return pending.done;
   }
 
   /**
@@ -135,14 +207,14 @@ export class PostingLists {
    * is the one its version counts) and keeps them, letting the event loop take a turn every 5 ms
    * while it decodes them (0.55 µs a posting: 14 ms for a list of 26,000).
    */
-  async load(db: Queryable, workspaceId: string, keys: Pick<ListKey, 'knowledgeBaseId' | 'lexeme'>[]): Promise<void> {
+  async load(db: Queryable, workspaceId: string, keys: ListName[] | (() => ListName[])): Promise<void> {
     // One load at a time: a load may clear the chunk table that another one is numbering into.
-    const run = this.loads.then(() => this.read(db, workspaceId, keys));
+    const run = this.loads.then(() => this.read(db, workspaceId, typeof keys === 'function' ? keys() : keys));
     this.loads = run.catch(() => undefined);
     return run;
   }
 
-  private async read(db: Queryable, workspaceId: string, keys: Pick<ListKey, 'knowledgeBaseId' | 'lexeme'>[]): Promise<void> {
+  private async read(db: Queryable, workspaceId: string, keys: ListName[]): Promise<void> {
     const { rows } = await db.query<{ knowledge_base_id: string; lexeme: string; version: string | null; ids: string | null; counts: Uint8Array | null }>(
       `SELECT k.id AS knowledge_base_id, k.lexeme, v.version, p.ids, p.counts
        FROM unnest($2::uuid[], $3::text[]) k(id, lexeme)
@@ -156,6 +228,7 @@ export class PostingLists {
        ) p`,
       [workspaceId, keys.map((key) => key.knowledgeBaseId), keys.map((key) => key.lexeme)],
     );
+    this.counts.listsRead += rows.length;
     const slice = yieldEvery();
     for (const row of rows) {
       if (row.version === null) continue;
@@ -368,8 +441,19 @@ function forEachHeld(chunks: Int32Array, candidates: Int32Array, marks: Uint8Arr
   for (const chunk of candidates) marks[chunk] = 0;
 }
 
-function listName(workspaceId: string, key: Pick<ListKey, 'knowledgeBaseId' | 'lexeme'>): string {
+function listName(workspaceId: string, key: ListName): string {
   return `${workspaceId}/${key.knowledgeBaseId}/${key.lexeme}`;
+}
+
+/** Whether `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
