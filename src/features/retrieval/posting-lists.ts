@@ -110,10 +110,11 @@ export class PostingLists {
   /**
    * The lists of every key at its version, or undefined when the database must rank the question.
    * The lists not held at their version are read (each at most once a second, none longer than a
-   * list may be), and the question waits for them up to `waitMs` (0: not at all): a list missed while another load
-   * runs joins the next one, so that a process that starts under many questions reads each list
-   * once and its questions wait for those reads, instead of each being ranked by the database
-   * (about 75 ms of its CPU at 100,000 chunks) while the reads queue behind them.
+   * list may be), and the question waits for them up to `waitMs` (0: not at all). A list missed
+   * while another load runs joins the next one, so that a process that starts under many
+   * questions reads each list once and its questions wait for those reads, instead of each being
+   * ranked by the database (about 75 ms of its CPU at 100,000 chunks) while the reads queue
+   * behind them (decision 175).
    */
   async find(db: Queryable, workspaceId: string, keys: ListKey[]): Promise<PostingList[] | undefined> {
     let found = this.atVersion(workspaceId, keys);
