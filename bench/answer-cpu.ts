@@ -10,7 +10,6 @@
  *   BENCH_REUSE=/tmp/lore-bench-XXXXXX npm run bench:answer-cpu
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../src/core/db/open.ts';
@@ -20,12 +19,11 @@ import { DEFAULT_MIN_SCORE, groundingOf, publicSource } from '../src/features/qu
 import { retrieve, type RetrievedChunk } from '../src/features/retrieval/retrieve.service.ts';
 import { percentile, round } from './corpus.ts';
 import { helpQuestions } from './help-center.ts';
+import { keptDatabase } from './kept-database.ts';
 
-const reuseDir = process.env.BENCH_REUSE;
-if (!reuseDir) throw new Error('BENCH_REUSE must name the DATA_DIR of a database kept by bench:query (BENCH_KEEP=1)');
 const questionCount = Number(process.env.BENCH_QUESTIONS ?? 300);
 const passes = Number(process.env.BENCH_PASSES ?? 25);
-const kept = JSON.parse(readFileSync(join(reuseDir, 'bench-query.json'), 'utf8'));
+const kept = keptDatabase();
 
 const db = await openDb({ dataDir: kept.env.DATA_DIR, databaseUrl: kept.env.DATABASE_URL, databasePoolSize: 2, ingestionLeaseSeconds: 60 });
 const embedder = new BuiltinFastEmbeddingProvider({ modelsDir: join(kept.env.DATA_DIR, 'models'), threads: 1 });

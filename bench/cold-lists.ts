@@ -10,22 +10,19 @@
  *   BENCH_REUSE=/tmp/lore-bench-XXXXXX npm run bench:cold-lists
  *   BENCH_REUSE=/tmp/lore-bench-XXXXXX BENCH_WAIT_MS=0 npm run bench:cold-lists
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { openDb } from '../src/core/db/open.ts';
 import { keywordSearch } from '../src/features/retrieval/keyword-search.ts';
 import { PostingLists } from '../src/features/retrieval/posting-lists.ts';
 import { helpQuestions } from './help-center.ts';
+import { keptDatabase } from './kept-database.ts';
 
-const reuseDir = process.env.BENCH_REUSE;
-if (!reuseDir) throw new Error('BENCH_REUSE must name the DATA_DIR of a database kept by bench:query (BENCH_KEEP=1)');
 const questionCount = Number(process.env.BENCH_QUESTIONS ?? 300);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const waitMs = process.env.BENCH_WAIT_MS === undefined ? undefined : Number(process.env.BENCH_WAIT_MS);
 const seed = Number(process.env.BENCH_SEED ?? 7);
 const k = 75;
-const kept = JSON.parse(readFileSync(join(reuseDir, 'bench-query.json'), 'utf8'));
+const kept = keptDatabase();
 
 const db = await openDb({ dataDir: kept.env.DATA_DIR, databaseUrl: kept.env.DATABASE_URL, databasePoolSize: concurrency + 2, ingestionLeaseSeconds: 60 });
 const lists = new PostingLists(waitMs === undefined ? {} : { waitMs });

@@ -9,20 +9,17 @@
  *
  *   BENCH_REUSE=/tmp/lore-bench-XXXXXX npm run bench:posting-lists
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { openDb } from '../src/core/db/open.ts';
 import { keywordSearch } from '../src/features/retrieval/keyword-search.ts';
 import { PostingLists } from '../src/features/retrieval/posting-lists.ts';
 import { helpQuestions } from './help-center.ts';
+import { keptDatabase } from './kept-database.ts';
 
-const reuseDir = process.env.BENCH_REUSE;
-if (!reuseDir) throw new Error('BENCH_REUSE must name the DATA_DIR of a database kept by bench:query (BENCH_KEEP=1)');
 const questionCount = Number(process.env.BENCH_QUESTIONS ?? 600);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const k = Number(process.env.BENCH_K ?? 75);
-const kept = JSON.parse(readFileSync(join(reuseDir, 'bench-query.json'), 'utf8'));
+const kept = keptDatabase();
 
 const db = await openDb({ dataDir: kept.env.DATA_DIR, databaseUrl: kept.env.DATABASE_URL, databasePoolSize: 2, ingestionLeaseSeconds: 60 });
 const lists = new PostingLists();

@@ -12,17 +12,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { helpQuestions } from './help-center.ts';
+import { keptDatabase } from './kept-database.ts';
 import { benchEnv, startBenchServer } from './lore-server.ts';
 
-const reuseDir = process.env.BENCH_REUSE;
-if (!reuseDir) throw new Error('BENCH_REUSE must name the DATA_DIR of a database kept by bench:query (BENCH_KEEP=1)');
 const warmQuestions = Number(process.env.BENCH_WARM_QUESTIONS ?? 200);
 const questionCount = Number(process.env.BENCH_QUESTIONS ?? 200);
 const provider = process.env.BENCH_PROVIDER ?? 'builtin-fast';
-const kept = JSON.parse(readFileSync(join(reuseDir, 'bench-query.json'), 'utf8'));
+const kept = keptDatabase();
 if (!kept.env.DATABASE_URL) throw new Error('The kept database is PGlite: backends to measure exist on PostgreSQL only');
 
 type Spent = { calls: number; cpuMs: number; wallMs: number };

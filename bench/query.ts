@@ -78,6 +78,7 @@ import { article, helpQuestions } from './help-center.ts';
 import { benchDatabase, benchEnv, benchTenant, call, startBenchServer, type BenchDatabase } from './lore-server.ts';
 import { startCpuMeter, type CpuSpent } from './process-cpu.ts';
 import { runLoads, type LoadFigures, type LoadSpec } from './run-load.ts';
+import { KEPT_FILE, type Built, type Kept } from './kept-database.ts';
 
 const chunkTarget = Number(process.env.BENCH_CHUNKS ?? 100_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
@@ -101,18 +102,6 @@ const ARTICLES_PER_BATCH = 250;
  */
 const KEYWORD_CANDIDATES = 75;
 
-type Built = {
-  workspaceId: string;
-  token: string;
-  knowledgeBaseId: string;
-  experienceId: string;
-  articles: number;
-  chunks: number;
-  seconds: Record<string, number>;
-};
-/** What BENCH_KEEP leaves in the DATA_DIR for BENCH_REUSE: the database, what was built in it, the job the mixed load reads. */
-type Kept = { env: Record<string, string>; built: Built; jobId?: string };
-const KEPT_FILE = 'bench-query.json';
 
 const kept = reuseDir ? (JSON.parse(await readFile(join(reuseDir, KEPT_FILE), 'utf8')) as Kept) : undefined;
 const database: BenchDatabase = kept ? { env: kept.env, drop: async () => undefined } : await benchDatabase(process.env.DATABASE_URL);
