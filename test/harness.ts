@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { loadConfig } from '../src/core/config.ts';
 import { createLogger } from '../src/core/logger.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
@@ -159,10 +160,10 @@ export function testEnv(databaseEnv: Record<string, string>, overrides: Record<s
   };
 }
 
-/** Starts a server on a database of its own. Close it in `after`. */
-export async function startTestServer(overrides: Record<string, string> = {}): Promise<TestServer> {
+/** Starts a server on a database of its own, logging to `logger` if given. Close it in `after`. */
+export async function startTestServer(overrides: Record<string, string> = {}, logger?: Logger): Promise<TestServer> {
   const database = await createTestDatabase({ migrated: true });
   const config = loadConfig(testEnv(database.env, overrides), false);
-  const server = await startServer(config, { logger: createLogger(config), print: () => undefined });
+  const server = await startServer(config, { logger: logger ?? createLogger(config), print: () => undefined });
   return new TestServer(server, database);
 }

@@ -4,6 +4,7 @@ import { pendingMigrations } from '../../core/db/migrate.ts';
 import { AppError } from '../../core/errors.ts';
 import type { App } from '../../core/http/app-types.ts';
 import { responses } from '../../core/http/schemas.ts';
+import { RedisStateSchema } from '../query/rate-limit-redis.ts';
 
 /** GET /healthz (the process answers) and GET /readyz (database reachable, migrations applied). */
 export function registerHealthRoutes(app: App, context: AppContext): void {
@@ -19,7 +20,10 @@ export function registerHealthRoutes(app: App, context: AppContext): void {
       schema: {
         tags: ['health'],
         summary: 'Readiness: the database answers and every migration is applied',
-        response: responses({ 200: Type.Object({ status: Type.Literal('ready'), engine: Type.String() }) }, [503]),
+        response: responses(
+          { 200: Type.Object({ status: Type.Literal('ready'), engine: Type.String(), details: Type.Object({ redis: RedisStateSchema }) }) },
+          [503],
+        ),
       },
     },
     async () => {
@@ -31,7 +35,9 @@ export function registerHealthRoutes(app: App, context: AppContext): void {
         throw new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable.');
       }
       if (pending > 0) throw new AppError('SERVICE_UNAVAILABLE', `${pending} database migration(s) are not applied.`);
-      return { status: 'ready' as const, engine: context.db.engine };
+      // A Redis outage leaves the process ready: queries are answered without rate limits then
+      // (decision 62), and taking every API process out of the load balancer would stop them all.
+      return { status: 'ready' as const, engine: context.db.engine, details: { redis: app.rateLimitRedisState() } };
     },
   );
 }

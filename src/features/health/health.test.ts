@@ -19,7 +19,7 @@ describe(`health, readiness, metrics and OpenAPI (${engine})`, () => {
   test('GET /readyz reports the engine once migrations are applied', async () => {
     const answer = await server.request('GET', '/readyz');
     assert.equal(answer.status, 200);
-    assert.deepEqual(answer.body, { status: 'ready', engine });
+    assert.deepEqual(answer.body, { status: 'ready', engine, details: { redis: { state: 'not configured' } } });
   });
 
   test('GET /readyz answers 503 in the error shape when a migration is missing', async () => {

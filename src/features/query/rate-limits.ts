@@ -1,15 +1,19 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
 import type { AppContext } from '../../core/context.ts';
 import { AppError } from '../../core/errors.ts';
 import type { App } from '../../core/http/app-types.ts';
 import type { ExperienceCaller } from './experience-access.ts';
+import { RateLimitRedis, type RedisState } from './rate-limit-redis.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The budget a rate-limit check is counting against (set right before each check). */
     rateLimitBucket?: { key: string; max: number };
+  }
+  interface FastifyInstance {
+    /** How the Redis of the query budgets is doing, for /readyz. */
+    rateLimitRedisState(): RedisState;
   }
 }
 
@@ -36,39 +40,43 @@ const spent: Record<Spending, { prefix: string; what: string }> = {
  * workspace; an anonymous query also counts against its client IP and its session, so that one
  * visitor of a public page cannot spend the workspace's budget. The visitor's budgets are checked
  * first: a refused visitor's requests then do not count against the workspace. A Redis outage
- * lets queries through (logged) rather than refusing every visitor.
+ * lets queries through (logged once, shown by /readyz) rather than refusing every visitor.
  */
 export async function installQueryRateLimit(app: App, context: AppContext): Promise<QueryRateLimit> {
   const limits = context.config.rateLimits;
-  let redis: Redis | undefined;
-  if (context.config.redisUrl) {
-    const client = new Redis(context.config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000, enableOfflineQueue: false, lazyConnect: true });
-    let lastWarning = 0;
-    client.on('error', (error: Error) => {
-      if (Date.now() - lastWarning < 60_000) return;
-      lastWarning = Date.now();
-      context.log.warn({ err: error }, 'Redis for rate limits is unreachable; queries are not rate limited meanwhile');
-    });
-    app.addHook('onClose', async () => {
-      await client.quit().catch(() => client.disconnect());
-    });
-    // Connected before the server listens: without the offline queue, queries arriving while the
-    // connection is still being made would go uncounted. Unreachable now, it keeps retrying (the
-    // error is logged above) and queries are answered meanwhile.
-    await client.connect().catch(() => undefined);
-    redis = client;
+  const redis = context.config.redisUrl ? new RateLimitRedis(context.config.redisUrl, context.log) : undefined;
+  app.decorate('rateLimitRedisState', (): RedisState => redis?.state() ?? { state: 'not configured' });
+  if (redis) {
+    app.addHook('onClose', () => redis.close());
+    await redis.connect();
   }
-  await app.register(rateLimit, { global: false, redis, nameSpace: 'lore-rate-limit:', skipOnError: true });
-  const check = app.createRateLimit({
+  // The budget's options are the plugin's own, and createRateLimit() gets none: given options,
+  // it counts in a child store whose keys @fastify/rate-limit prefixes with the route's method
+  // and URL, which a check called from a handler has not, hence `lore-rate-limit:undefinedundefined-ip:…`.
+  // Errors come back to `spend` (skipOnError off), which lets the query through and tells `redis`.
+  await app.register(rateLimit, {
+    global: false,
+    redis: redis?.client,
+    nameSpace: 'lore-rate-limit:',
+    skipOnError: false,
     timeWindow: WINDOW_MS,
     keyGenerator: (request: FastifyRequest) => request.rateLimitBucket!.key,
     max: async (request: FastifyRequest) => request.rateLimitBucket!.max,
   });
+  const check = app.createRateLimit();
 
   const spend = async (request: FastifyRequest, spending: Spending, key: string, max: number, from: string) => {
     const { prefix, what } = spent[spending];
     request.rateLimitBucket = { key: `${prefix}${key}`, max };
-    const outcome = await check(request);
+    let outcome: Awaited<ReturnType<typeof check>>;
+    try {
+      outcome = await check(request);
+    } catch (error) {
+      if (!redis) throw error;
+      redis.failed(error as Error);
+      return;
+    }
+    redis?.answered();
     if (!outcome.isAllowed && outcome.isExceeded) {
       const seconds = Math.max(1, outcome.ttlInSeconds);
       throw new AppError('RATE_LIMITED', `Too many ${what} ${from} (${max} per minute); retry in ${seconds} s.`, {
