@@ -109,7 +109,7 @@ export async function buildApp(context: AppContext, options: AppOptions): Promis
     // Management bodies are small; the ingestion route raises its own limit (JSON_BODY_LIMIT_MB).
     bodyLimit: 1024 * 1024,
     // Behind a reverse proxy, the client IP (rate limits) comes from X-Forwarded-For.
-    trustProxy: context.config.trustProxy,
+    trustProxy: context.config.trustProxy ? [...context.config.trustProxy] : false,
     // The published type of `buildValidator` has its compiler take a bare schema; Fastify passes
     // the route definition (`{schema, httpPart, ...}`), as its own default compiler expects.
     schemaController: { compilersFactory: { buildValidator: sharedValidatorBuilder() as never } },

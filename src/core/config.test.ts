@@ -115,6 +115,22 @@ describe('loadConfig', () => {
     }
   });
 
+  test('TRUST_PROXY: off unless set; the proxies\' addresses and ranges; true, a hop count and a bad address refused, naming the forms', () => {
+    assert.equal(loadConfig({}, false).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }, false).trustProxy, false);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, 127.0.0.1 ,fd00::/8,loopback' }, false).trustProxy, ['10.0.0.0/8', '127.0.0.1', 'fd00::/8', 'loopback']);
+    const forms = 'give the addresses or CIDR ranges of the proxies in front of lore, comma-separated (e.g. TRUST_PROXY=10.0.0.2 or TRUST_PROXY=10.0.0.0/8,127.0.0.1)';
+    const refused: Array<[string, string[]]> = [
+      ['true', [`TRUST_PROXY: true would trust every address, so any client could pick its own by sending X-Forwarded-For; ${forms}`]],
+      ['2', [`TRUST_PROXY: a hop count (2) cannot tell a proxy from a client that reaches lore directly; ${forms}`]],
+      ['10.0.0.300, 10.0.0.0/33,127.0.0.1', [
+        `TRUST_PROXY: 10.0.0.300 is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal; ${forms}`,
+        `TRUST_PROXY: 10.0.0.0/33 is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal; ${forms}`,
+      ]],
+    ];
+    for (const [value, problems] of refused) assert.deepEqual(configError({ TRUST_PROXY: value }).problems, problems, value);
+  });
+
   test('several bad variables are reported at once', () => {
     const error = configError({ PORT: 'abc', LOG_LEVEL: 'loud', TOKEN_TTL_SECONDS: '10', OPENAI_BASE_URL: 'not a url' });
     const named = error.problems.map((problem) => problem.split(':', 1)[0]).sort();

@@ -1,3 +1,4 @@
+import proxyAddr from '@fastify/proxy-addr';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import dotenv from 'dotenv';
@@ -62,7 +63,11 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_WORKSPACE_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1000000, default: 6000, description: 'Queries per minute of one workspace.' }),
   RATE_LIMIT_IP_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1000000, default: 60, description: 'Anonymous queries per minute from one client IP.' }),
   RATE_LIMIT_SESSION_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1000000, default: 30, description: 'Anonymous queries per minute in one session.' }),
-  TRUST_PROXY: Type.Boolean({ default: false, description: 'Take the client IP from X-Forwarded-For (behind a reverse proxy).' }),
+  TRUST_PROXY: Type.String({
+    minLength: 1,
+    default: 'false',
+    description: 'Addresses or CIDR ranges of the reverse proxies in front of lore (comma-separated): the client IP is the last X-Forwarded-For address none of them appended.',
+  }),
   WEBHOOKS_ALLOW_HTTP: Type.Boolean({ default: false, description: 'Accept plain http webhook URLs (development only).' }),
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: Type.Boolean({
     default: false,
@@ -110,7 +115,8 @@ export type Config = Readonly<{
   llmTimeoutMs: number;
   llmMaxRetries: number;
   rateLimits: Readonly<{ workspacePerMinute: number; ipPerMinute: number; sessionPerMinute: number }>;
-  trustProxy: boolean;
+  /** The proxies whose X-Forwarded-For is believed (addresses, CIDR ranges, proxy-addr's names); false: none. */
+  trustProxy: false | readonly string[];
   bootstrap: 'auto' | 'never';
   ingestionWorkers: number;
   ingestionLeaseSeconds: number;
@@ -130,6 +136,37 @@ export class ConfigError extends Error {
 }
 
 const durationUnits = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+const proxyForms = 'give the addresses or CIDR ranges of the proxies in front of lore, comma-separated (e.g. TRUST_PROXY=10.0.0.2 or TRUST_PROXY=10.0.0.0/8,127.0.0.1)';
+
+/**
+ * TRUST_PROXY as Fastify's `trustProxy` list, or the problems with it. `true` (trust every hop)
+ * and a hop count are refused: behind a proxy that appends the address it was reached from, both
+ * believe what the client wrote itself, or anyone reaching lore past the proxy (Fastify 5.12
+ * ignores hop counts for that reason), so a visitor could pick its own per-IP budget.
+ */
+function parseTrustProxy(value: string): { trusted: false | string[]; problems: string[] } {
+  const trimmed = value.trim();
+  if (trimmed === 'false') return { trusted: false, problems: [] };
+  if (trimmed === 'true') {
+    return { trusted: false, problems: [`TRUST_PROXY: true would trust every address, so any client could pick its own by sending X-Forwarded-For; ${proxyForms}`] };
+  }
+  if (/^\d+$/.test(trimmed)) {
+    return { trusted: false, problems: [`TRUST_PROXY: a hop count (${trimmed}) cannot tell a proxy from a client that reaches lore directly; ${proxyForms}`] };
+  }
+  const trusted = trimmed.split(',').map((item) => item.trim());
+  const problems = trusted
+    .filter((item) => {
+      try {
+        proxyAddr.compile(item);
+        return false;
+      } catch {
+        return true;
+      }
+    })
+    .map((item) => `TRUST_PROXY: ${item} is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal; ${proxyForms}`);
+  return { trusted, problems };
+}
 
 /** `5s,5m,2h` → milliseconds each; the schema's pattern has checked the syntax. */
 function parseDurations(list: string): number[] {
@@ -173,6 +210,8 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
   if (env.DATABASE_URL && !env.TOKEN_SECRET) {
     problems.push('TOKEN_SECRET: is required with DATABASE_URL, because every API process must sign tokens with the same secret');
   }
+  const trustProxy = typeof env.TRUST_PROXY === 'string' ? parseTrustProxy(env.TRUST_PROXY) : { trusted: false as const, problems: [] };
+  problems.push(...trustProxy.problems);
   if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
   // Every variable passed the schema above, with defaults filled in.
   const valid = env as Env;
@@ -210,7 +249,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       ipPerMinute: valid.RATE_LIMIT_IP_PER_MINUTE,
       sessionPerMinute: valid.RATE_LIMIT_SESSION_PER_MINUTE,
     }),
-    trustProxy: valid.TRUST_PROXY,
+    trustProxy: trustProxy.trusted && Object.freeze(trustProxy.trusted),
     bootstrap: valid.BOOTSTRAP,
     ingestionWorkers: valid.INGESTION_WORKERS,
     ingestionLeaseSeconds: valid.INGESTION_LEASE_SECONDS,
