@@ -1,31 +1,49 @@
-import { request as httpRequest, type Agent } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { lookup as dnsLookup } from 'node:dns';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { AttemptOutcome } from './retry-schedule.ts';
+import { privateAddress } from './target-url.ts';
 
 // A non-2xx answer's body is kept only as a short excerpt in the attempt's error: enough to tell
 // a proxy's error page from the application's, never the receiver's data.
 const EXCERPT_BYTES = 200;
 
-/** The HTTP agents of webhook requests, which check every address a target resolves to. */
-export type TargetAgents = { http: Agent; https: Agent };
+const REFUSED = 'a loopback, private, link-local or metadata address';
+
+/** A connection not made because of where it would go. */
+class RefusedTarget extends Error {}
 
 /**
- * Agents that refuse, at connection time, any DNS answer (or literal address) that is loopback,
- * private, link-local, metadata or reserved, unless `allowPrivateTargets`: a name that resolved to
- * a public address when the endpoint was created may point inside the network later. Keep-alive
+ * dns.lookup, failing instead of answering when any address a name resolves to is one that
+ * webhooks must not reach, as target-url.ts judges literal addresses at creation: a name that
+ * resolved to a public address when the endpoint was created may point inside the network later.
+ */
+export const screenedLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const refused = addresses.map(({ address }) => privateAddress(address)).find((named) => named !== undefined);
+    if (refused) return callback(new RefusedTarget(`${hostname} resolves to ${REFUSED} (${refused})`), []);
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};
+
+/** The HTTP agents of webhook requests, and whether they screen the addresses they connect to. */
+export type TargetAgents = { http: HttpAgent; https: HttpsAgent; screened: boolean };
+
+/**
+ * Agents that resolve names through `screenedLookup`, unless `allowPrivateTargets`. Keep-alive
  * is off: a reused connection would skip the check of a name whose answer changed.
  */
 export function targetAgents(allowPrivateTargets: boolean): TargetAgents {
-  const options = { allowPrivateIPAddress: allowPrivateTargets, allowMetaIPAddress: allowPrivateTargets, keepAlive: false };
-  return { http: new RequestFilteringHttpAgent(options), https: new RequestFilteringHttpsAgent(options) };
+  const options = allowPrivateTargets ? { keepAlive: false } : { keepAlive: false, lookup: screenedLookup };
+  return { http: new HttpAgent(options), https: new HttpsAgent(options), screened: !allowPrivateTargets };
 }
 
 /** The error of a failed attempt, in words an operator can act on. */
 function describe(error: Error): string {
-  if (/is not allowed/.test(error.message)) {
-    return `Refused to connect: ${error.message} (WEBHOOKS_ALLOW_PRIVATE_TARGETS is off)`;
-  }
+  if (error instanceof RefusedTarget) return `Refused to connect: ${error.message}; WEBHOOKS_ALLOW_PRIVATE_TARGETS is off`;
   const code = (error as NodeJS.ErrnoException).code;
   return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
 }
@@ -39,6 +57,11 @@ export function sendWebhook(
   target: { url: string; body: string; headers: Record<string, string> },
   options: { agents: TargetAgents; timeoutMs: number; signal: AbortSignal },
 ): Promise<AttemptOutcome> {
+  const url = new URL(target.url);
+  // A literal address is connected to without a lookup. Creation refused private ones, but an
+  // endpoint stored while WEBHOOKS_ALLOW_PRIVATE_TARGETS was on, or by an older version, may name one.
+  const refused = options.agents.screened ? privateAddress(url.hostname.replace(/^\[|\]$/g, '')) : undefined;
+  if (refused) return Promise.resolve({ statusCode: null, error: describe(new RefusedTarget(`the target's address is ${REFUSED} (${refused})`)), latencyMs: 0 });
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -49,7 +72,6 @@ export function sendWebhook(
       clearTimeout(timer);
       resolve({ ...outcome, latencyMs: latency() });
     };
-    const url = new URL(target.url);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const request = send(url, {
       method: 'POST',

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertError } from '../../../test/assert-error.ts';
+import { assertError, assertExactError } from '../../../test/assert-error.ts';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, submit, waitForJob } from '../../../test/ingestion.ts';
@@ -41,6 +41,31 @@ describe(`webhook targets (${engine})`, () => {
     assertError(await server.request('PATCH', `${HOOKS}/${id}`, { token, body: { url: 'https://192.168.0.1/' } }), 400, `/v2/webhooks/${id}`, ['/url']);
   });
 
+  test('400: an IPv6 address that carries a private IPv4 address, each with its exact body; one carrying a public address is accepted', async () => {
+    const { token } = await server.tenant();
+    const refused: Array<[string, string]> = [
+      ['https://[::7f00:1]/', '::7f00:1, which carries 127.0.0.1'],
+      ['https://[64:ff9b::7f00:1]/', '64:ff9b::7f00:1, which carries 127.0.0.1'],
+      ['https://[2002:7f00:1::]/', '2002:7f00:1::, which carries 127.0.0.1'],
+      ['https://[64:ff9b:1::a00:1]/', '64:ff9b:1::a00:1, which carries 10.0.0.1'],
+      ['https://[::ffff:7f00:1]/', '::ffff:7f00:1, which carries 127.0.0.1'],
+      ['https://[::ffff:0:7f00:1]/', '::ffff:0:7f00:1, which carries 127.0.0.1'],
+      ['https://[2002:a9fe:a9fe::1]/', '2002:a9fe:a9fe::1, which carries 169.254.169.254'],
+      ['https://[2001:0:808:808::80ff:fffe]/', '2001:0:808:808::80ff:fffe, which carries 127.0.0.1'],
+    ];
+    for (const [url, shown] of refused) {
+      const answer = await server.request('POST', HOOKS, { token, body: { url, events: ['job.completed'] } });
+      const problem = `must not point at a loopback, private, link-local or metadata address (${shown}); WEBHOOKS_ALLOW_PRIVATE_TARGETS=true allows it`;
+      assert.equal(assertExactError(answer, 400, '/v2/webhooks', { errors: [{ path: '/url', message: problem }] }), `url ${problem}.`, url);
+    }
+    for (const url of ['https://[2002:808:808::]/', 'https://[64:ff9b::808:808]/']) {
+      const answer = await server.request('POST', HOOKS, { token, body: { url, events: ['job.completed'] } });
+      assert.equal(answer.status, 201, `${url}: ${answer.text}`);
+    }
+    const listed = await server.request('GET', HOOKS, { token });
+    assert.deepEqual(listed.body.webhooks.map((hook: { url: string }) => hook.url).sort(), ['https://[2002:808:808::]/', 'https://[64:ff9b::808:808]/']);
+  });
+
   test('a name resolving to 127.0.0.1 is accepted at creation and refused at delivery, with the reason on the attempt', async () => {
     const { token } = await server.tenant();
     const knowledgeBaseId = await createKnowledgeBase(server, token);
@@ -57,7 +82,10 @@ describe(`webhook targets (${engine})`, () => {
     }
     assert.equal(delivery.status, 'pending');
     assert.equal(delivery.lastAttempt.statusCode, null);
-    assert.match(delivery.lastAttempt.error, /Refused to connect: .*(127\.0\.0\.1|::1).*host:localhost.*private IP address.*WEBHOOKS_ALLOW_PRIVATE_TARGETS/);
+    assert.match(
+      delivery.lastAttempt.error,
+      /^Refused to connect: localhost resolves to a loopback, private, link-local or metadata address \((127\.0\.0\.1|::1)\); WEBHOOKS_ALLOW_PRIVATE_TARGETS is off$/,
+    );
     assert.ok(Date.parse(delivery.nextAttemptAt) > Date.now(), 'a retry is scheduled');
     assert.equal(receiver.received.length, 0, 'nothing reached the receiver');
   });
