@@ -25,6 +25,8 @@ export class PrivateRedis {
     const port = await freePort();
     const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50 });
+    // Refused until the server listens: the loop below retries, and a failed call rejects anyway.
+    client.on('error', () => undefined);
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
