@@ -14,8 +14,11 @@ import { PrivateRedis } from '../../../test/private-redis.ts';
 import { askAboutReturns, createQueryExperience } from '../../../test/query-experience.ts';
 
 const IP_PER_MINUTE = 3;
-/** What a query may take while Redis is stopped: Redis's bound (250 ms) and the answer itself. */
-const ANSWER_WITHIN_MS = 1_000;
+/**
+ * What a query may take while Redis is stopped: Redis's bound (250 ms, once) and the answer
+ * itself; the first took 588 ms and the others 16-233 ms at a load average of 20 on 2 cores.
+ */
+const ANSWER_WITHIN_MS = 2_000;
 
 let fake: FakeOpenAi;
 let redis: PrivateRedis;
