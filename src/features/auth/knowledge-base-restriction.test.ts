@@ -117,7 +117,8 @@ describe(`a token restricted to one knowledge base, on every route that reaches 
     ['/api/v2/experiences?limit=100', (body) => [body.total, ...body.experiences.map((experience: any) => experience.id)], ['1', '{own}']],
     ['/api/v2/sessions', (body) => [body.total, ...body.sessions.map((session: any) => session.id)], ['1', '{ownSession}']],
     ['/api/v2/sessions?experienceId={other}', (body) => [body.total], ['0']],
-    ['/api/v2/insights', (body) => [body.totals.queries, body.gaps.considered], ['1', '0']],
+    // KB2's question (its gap too) would bring its secret word, which assertNothingOfKb2 looks for.
+    ['/api/v2/insights', (body) => [body.totals.queries], ['1']],
     [`${HOOKS}/{endpoint}/deliveries?limit=100`, (body) => [...new Set(body.deliveries.map((delivery: any) => delivery.jobId))], ['{done1}']],
   ];
 

@@ -45,7 +45,7 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
         response: responses({ 200: Page('experiences', ExperienceSchema) }, guardedErrors),
       },
     },
-    async (request) => listExperiences(context.db, caller(request).workspaceId, request.query),
+    async (request) => listExperiences(context.db, caller(request), request.query),
   );
 
   app.get(
@@ -54,7 +54,7 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
       onRequest: canRead,
       schema: { tags, security, summary: 'Get an experience', params: IdParams, response: responses({ 200: ExperienceSchema }, [...guardedErrors, 404]) },
     },
-    async (request) => getExperience(context.db, caller(request).workspaceId, request.params.id),
+    async (request) => getExperience(context.db, caller(request), request.params.id),
   );
 
   app.patch(
@@ -73,7 +73,7 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
     async (request) => {
       const auth = caller(request);
       assertLinkable(auth, request.body.knowledgeBaseIds);
-      return updateExperience(context.db, auth.workspaceId, request.params.id, request.body);
+      return updateExperience(context.db, auth, request.params.id, request.body);
     },
   );
 
@@ -90,7 +90,7 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
       },
     },
     async (request, reply) => {
-      await deleteExperience(context.db, caller(request).workspaceId, request.params.id);
+      await deleteExperience(context.db, caller(request), request.params.id);
       return reply.code(204).send();
     },
   );

@@ -25,11 +25,11 @@ export function registerInsightsRoutes(app: App, context: AppContext): void {
       },
     },
     async (request) => {
-      const { workspaceId } = caller(request);
+      const auth = caller(request);
       const { experienceId } = request.query;
       const period = resolvePeriod(request.query);
-      if (experienceId) await getExperience(context.db, workspaceId, experienceId);
-      return insights(context.db, context.embedder, workspaceId, experienceId, period);
+      if (experienceId) await getExperience(context.db, auth, experienceId);
+      return insights(context.db, context.embedder, auth, experienceId, period);
     },
   );
 }
