@@ -19,20 +19,6 @@ const HOOKS = '/api/v2/webhooks';
 /** A word only KB2's records hold: it must never reach the restricted token. */
 const SECRET = 'zebracorn';
 
-/** A content-hub item; more than 100 keywords make it a per-record failure (something to retry). */
-function hubItem(id: string, text: string, tags = 1) {
-  const keywords = Array.from({ length: tags }, (_, index) => `tag${index}`).join(', ');
-  return {
-    content: {
-      documentIdentifier: id,
-      parseImage: false,
-      deleted: false,
-      inlineContent: { textContent: { data: `&lt;h1&gt;${text}&lt;/h1&gt;&lt;p&gt;${text}, explained in some detail.&lt;/p&gt;` }, type: 'TEXT' },
-    },
-    metadata: { inlineAttributes: [{ key: 'keywords', value: { stringValue: keywords, type: 'STRING' } }] },
-  };
-}
-
 /** The request path as the error body shows it: without `/api` and the query string. */
 const shownPath = (path: string) => path.slice(4).split('?')[0]!;
 
@@ -52,10 +38,6 @@ describe(`a token restricted to one knowledge base, on every route that reaches 
     return settled.body;
   };
 
-  /** Submits a content-hub export (one record failing) to a knowledge base. */
-  const submitHub = (knowledgeBaseId: string, name: string) =>
-    ok(as(star, 'POST', JOBS, { adapterType: 'content-hub', knowledgeBaseId, data: [[hubItem(`${name}-guide`, name), hubItem(`${name}-broken`, name, 101)], {}] }), 202);
-
   before(async () => {
     server = await startTestServer({ INGESTION_WORKERS: '0', INGESTION_POLL_MS: '50', WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
     ({ token: star } = await server.tenant());
@@ -66,9 +48,9 @@ describe(`a token restricted to one knowledge base, on every route that reaches 
     receiver.secret = hook.secret;
     ids.endpoint = hook.id;
 
-    // Two finished jobs (each with a failed record, so each can be retried), then two left pending.
-    ids.done1 = (await submitHub(ids.kb1, 'aardvark')).jobId;
-    ids.done2 = (await submitHub(ids.kb2, SECRET)).jobId;
+    // Two finished jobs, then two left pending (the server runs no worker of its own).
+    ids.done1 = await submit(server, star, ids.kb1, [{ id: 'aardvark-guide', content: 'An aardvark is an animal that digs burrows and eats ants.' }]);
+    ids.done2 = await submit(server, star, ids.kb2, [{ id: `${SECRET}-guide`, content: `A ${SECRET} is a striped horse with one horn.` }]);
     const { config, db, embedder, log } = server.context;
     const workers = startWorkers(1, config, { db, embedder, log: log as Logger });
     try {
@@ -212,7 +194,9 @@ describe(`a token restricted to one knowledge base, on every route that reaches 
     assert.equal(job.status, 200, job.text);
     assert.ok(job.text.includes('aardvark-guide'));
     assertNothingOfKb2(job);
-    assert.equal((await ok(as(restricted, 'POST', `${JOBS}/${ids.done1}/retry`), 202)).data.retryOf, ids.done1);
+    // Found, unlike KB2's: its 409 says what a retry of it would meet.
+    const retry = await as(restricted, 'POST', `${JOBS}/${ids.done1}/retry`);
+    assert.equal(assertExactError(retry, 409, `/v2/data-ingestion/jobs/${ids.done1}/retry`), 'The job has no failed records to retry.');
     await ok(as(restricted, 'DELETE', `${JOBS}/${ids.pending1}`), 204);
     assert.equal((await ok(as(restricted, 'GET', `/api/v2/experiences/${ids.own}`))).id, ids.own);
     const transcript = await as(restricted, 'GET', `/api/v2/sessions/${ids.ownSession}`);

@@ -15,7 +15,10 @@ function assertLinkable(auth: TokenClaims, knowledgeBaseIds: string[] | undefine
 }
 const tags = ['experiences'];
 
-/** Experiences of the caller's workspace (scopes `experiences:read|write`). */
+/**
+ * Experiences of the caller's workspace (scopes `experiences:read|write`). A token restricted to
+ * some knowledge bases reaches only the experiences linking none but those (others: 404, unlisted).
+ */
 export function registerExperienceRoutes(app: App, context: AppContext): void {
   const canRead = authorize(context, ['experiences:read']);
   const canWrite = authorize(context, ['experiences:write']);
