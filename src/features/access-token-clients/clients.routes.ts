@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { AppContext } from '../../core/context.ts';
 import { AppError } from '../../core/errors.ts';
 import type { App } from '../../core/http/app-types.ts';
@@ -7,23 +7,34 @@ import { authorize, caller, forgetStanding } from '../auth/guard.ts';
 import { missingScopes } from '../auth/scopes.ts';
 import type { TokenClaims } from '../auth/tokens.ts';
 import { ClientSchema, CreatedClientSchema, NewClientSchema } from './clients.schemas.ts';
-import { createClient, listClients, revokeClient } from './clients.service.ts';
+import { createClient, getClient, listClients, revokeClient, type NewClient } from './clients.service.ts';
 
 const security = [{ bearerAuth: [] }];
 const tags = ['access-token-clients'];
 
+// What a refusal says, per action: the scope a token lacks, or a restriction it would escape.
+const refusals = {
+  create: {
+    scopes: 'A client cannot be given scopes the creating token lacks',
+    knowledgeBases: 'A token restricted to some knowledge bases can only create clients restricted to some of them.',
+  },
+  revoke: {
+    scopes: 'A token cannot revoke a client holding scopes it lacks',
+    knowledgeBases: 'A token restricted to some knowledge bases can only revoke clients restricted to some of them.',
+  },
+};
+
 /**
- * A token may only create clients weaker than or equal to itself: without this, `clients:write`
- * alone would mint a `*` client, and a token restricted to some knowledge bases an unrestricted one.
+ * A token may only create, or revoke, clients weaker than or equal to itself (403 otherwise).
+ * Without this, `clients:write` alone would mint a `*` client, or revoke the workspace's own `*`
+ * client; and a token restricted to some knowledge bases would mint, or revoke, an unrestricted one.
  */
-function assertNoEscalation(auth: TokenClaims, input: Static<typeof NewClientSchema>): void {
-  const missing = missingScopes(auth.scopes, input.scopes);
-  if (missing.length > 0) {
-    throw new AppError('FORBIDDEN', `A client cannot be given scopes the creating token lacks: ${missing.join(', ')}.`);
-  }
+function assertWithinCaller(auth: TokenClaims, client: Pick<NewClient, 'scopes' | 'knowledgeBaseIds'>, action: keyof typeof refusals): void {
+  const missing = missingScopes(auth.scopes, client.scopes);
+  if (missing.length > 0) throw new AppError('FORBIDDEN', `${refusals[action].scopes}: ${missing.join(', ')}.`);
   const allowed = auth.knowledgeBaseIds;
-  if (allowed && (!input.knowledgeBaseIds || input.knowledgeBaseIds.some((id) => !allowed.includes(id)))) {
-    throw new AppError('FORBIDDEN', 'A token restricted to some knowledge bases can only create clients restricted to some of them.');
+  if (allowed && (!client.knowledgeBaseIds || client.knowledgeBaseIds.some((id) => !allowed.includes(id)))) {
+    throw new AppError('FORBIDDEN', refusals[action].knowledgeBases);
   }
 }
 
@@ -45,7 +56,7 @@ export function registerClientRoutes(app: App, context: AppContext): void {
     },
     async (request, reply) => {
       const auth = caller(request);
-      assertNoEscalation(auth, request.body);
+      assertWithinCaller(auth, request.body, 'create');
       const { client, clientSecret } = await createClient(context.db, auth.workspaceId, request.body);
       return reply.code(201).send({ ...client, clientSecret });
     },
@@ -72,13 +83,15 @@ export function registerClientRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         security,
-        summary: 'Revoke a client: its tokens stop working',
+        summary: 'Revoke a client: its tokens stop working (403 for a client holding scopes or knowledge bases the token lacks)',
         params: IdParams,
         response: responses({ 204: Type.Null() }, [...guardedErrors, 404]),
       },
     },
     async (request, reply) => {
-      await revokeClient(context.db, caller(request).workspaceId, request.params.id);
+      const auth = caller(request);
+      assertWithinCaller(auth, await getClient(context.db, auth.workspaceId, request.params.id), 'revoke');
+      await revokeClient(context.db, auth.workspaceId, request.params.id);
       forgetStanding(request.params.id);
       return reply.code(204).send();
     },

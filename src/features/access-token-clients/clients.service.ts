@@ -83,6 +83,13 @@ export async function listClients(db: Db, workspaceId: string): Promise<AccessTo
   return rows.map(toClient);
 }
 
+/** A client of the workspace, revoked or not; 404 otherwise. */
+export async function getClient(db: Db, workspaceId: string, id: string): Promise<AccessTokenClient> {
+  const { rows } = await db.query<ClientRow>(`SELECT ${columns} FROM access_token_clients WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+  if (!rows[0]) throw notFound('Access-token client', id);
+  return toClient(rows[0]);
+}
+
 /** Revokes a client: its tokens stop working (within the guard's cache time). Idempotent. */
 export async function revokeClient(db: Db, workspaceId: string, id: string): Promise<void> {
   const { rowCount } = await db.query(

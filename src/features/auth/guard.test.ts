@@ -252,7 +252,8 @@ describe(`bearer tokens, workspaces and scopes (${engine})`, () => {
     type Rule = { method: string; scope: string; status: number; target: () => Promise<{ path: string; body?: unknown }> };
     const newKnowledgeBase = async () => (await createKnowledgeBase(star, 'scoped')).id as string;
     const newExperience = async () => (await createExperience(star, 'scoped')).id as string;
-    const newClient = async () => (await server.createClient(workspaceId, ['knowledge-bases:read'])).id;
+    // A client the clients:write token may revoke: one holding no scope the token lacks (revocation.test.ts).
+    const newClient = async () => (await server.createClient(workspaceId, ['clients:write'])).id;
     const rules: Rule[] = [
       { method: 'GET', scope: 'knowledge-bases:read', status: 200, target: async () => ({ path: '/api/v2/knowledge-bases' }) },
       { method: 'GET', scope: 'knowledge-bases:read', status: 200, target: async () => ({ path: `/api/v2/knowledge-bases/${await newKnowledgeBase()}` }) },

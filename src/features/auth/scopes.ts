@@ -18,7 +18,7 @@ export const knownScopes = [
 export type Scope = (typeof knownScopes)[number];
 
 /** The required scopes that `granted` does not cover. */
-export function missingScopes(granted: readonly string[], required: readonly Scope[]): Scope[] {
+export function missingScopes<Required extends string>(granted: readonly string[], required: readonly Required[]): Required[] {
   if (granted.includes('*')) return [];
   return required.filter((scope) => !granted.includes(scope));
 }

@@ -15,7 +15,10 @@ function assertLinkable(auth: TokenClaims, knowledgeBaseIds: string[] | undefine
 }
 const tags = ['experiences'];
 
-/** Experiences of the caller's workspace (scopes `experiences:read|write`). */
+/**
+ * Experiences of the caller's workspace (scopes `experiences:read|write`). A token restricted to
+ * some knowledge bases reaches only the experiences linking none but those (others: 404, unlisted).
+ */
 export function registerExperienceRoutes(app: App, context: AppContext): void {
   const canRead = authorize(context, ['experiences:read']);
   const canWrite = authorize(context, ['experiences:write']);
@@ -45,7 +48,7 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
         response: responses({ 200: Page('experiences', ExperienceSchema) }, guardedErrors),
       },
     },
-    async (request) => listExperiences(context.db, caller(request).workspaceId, request.query),
+    async (request) => listExperiences(context.db, caller(request), request.query),
   );
 
   app.get(
@@ -54,7 +57,7 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
       onRequest: canRead,
       schema: { tags, security, summary: 'Get an experience', params: IdParams, response: responses({ 200: ExperienceSchema }, [...guardedErrors, 404]) },
     },
-    async (request) => getExperience(context.db, caller(request).workspaceId, request.params.id),
+    async (request) => getExperience(context.db, caller(request), request.params.id),
   );
 
   app.patch(
@@ -73,7 +76,7 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
     async (request) => {
       const auth = caller(request);
       assertLinkable(auth, request.body.knowledgeBaseIds);
-      return updateExperience(context.db, auth.workspaceId, request.params.id, request.body);
+      return updateExperience(context.db, auth, request.params.id, request.body);
     },
   );
 
@@ -90,7 +93,7 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
       },
     },
     async (request, reply) => {
-      await deleteExperience(context.db, caller(request).workspaceId, request.params.id);
+      await deleteExperience(context.db, caller(request), request.params.id);
       return reply.code(204).send();
     },
   );

@@ -1,6 +1,7 @@
 import type { Db, Queryable } from '../../core/db/db.ts';
 import { notFound, type FieldError } from '../../core/errors.ts';
 import { validationError } from '../../core/http/validation-messages.ts';
+import { allowedKnowledgeBases, knowledgeBasesAllowed, type Reach } from '../auth/reach.ts';
 import type { Action } from './action.schema.ts';
 import {
   DEFAULT_FALLBACK_MESSAGE,
@@ -96,43 +97,48 @@ export async function createExperience(db: Db, workspaceId: string, input: NewEx
   return toExperience(rows[0]!);
 }
 
-export async function listExperiences(
-  db: Db,
-  workspaceId: string,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; experiences: Experience[] }> {
+// The experiences a caller reaches: of its workspace, not deleted, and, for a token restricted to
+// some knowledge bases, linking only those ($2).
+const reached = `workspace_id = $1 AND deleted_at IS NULL AND ${knowledgeBasesAllowed('knowledge_base_ids', 2)}`;
+
+/** The experiences within reach, newest first. */
+export async function listExperiences(db: Db, reach: Reach, page: { limit: number; offset: number }): Promise<{ total: number; experiences: Experience[] }> {
+  const values = [reach.workspaceId, allowedKnowledgeBases(reach)];
   const [{ rows }, count] = await Promise.all([
-    db.query<ExperienceRow>(
-      `SELECT ${columns} FROM experiences WHERE workspace_id = $1 AND deleted_at IS NULL
-       ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`,
-      [workspaceId, page.limit, page.offset],
-    ),
-    db.query<{ total: number }>('SELECT count(*)::int AS total FROM experiences WHERE workspace_id = $1 AND deleted_at IS NULL', [workspaceId]),
+    db.query<ExperienceRow>(`SELECT ${columns} FROM experiences WHERE ${reached} ORDER BY created_at DESC, id LIMIT $3 OFFSET $4`, [
+      ...values,
+      page.limit,
+      page.offset,
+    ]),
+    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM experiences WHERE ${reached}`, values),
   ]);
   return { total: count.rows[0]!.total, experiences: rows.map(toExperience) };
 }
 
-/** An experience of the workspace that was not deleted; 404 otherwise. */
-export async function getExperience(db: Queryable, workspaceId: string, id: string): Promise<Experience> {
-  const { rows } = await db.query<ExperienceRow>(
-    `SELECT ${columns} FROM experiences WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
-    [workspaceId, id],
-  );
+/** An experience within reach (of the workspace, not deleted, of allowed knowledge bases); 404 otherwise. */
+export async function getExperience(db: Queryable, reach: Reach, id: string): Promise<Experience> {
+  const { rows } = await db.query<ExperienceRow>(`SELECT ${columns} FROM experiences WHERE ${reached} AND id = $3`, [
+    reach.workspaceId,
+    allowedKnowledgeBases(reach),
+    id,
+  ]);
   if (!rows[0]) throw notFound('Experience', id);
   return toExperience(rows[0]);
 }
 
-export async function updateExperience(db: Db, workspaceId: string, id: string, changes: ExperienceChanges): Promise<Experience> {
-  await assertConsistent(db, workspaceId, changes);
+/** Changes an experience within reach; 404 otherwise (its current knowledge bases decide, not the new ones). */
+export async function updateExperience(db: Db, reach: Reach, id: string, changes: ExperienceChanges): Promise<Experience> {
+  await assertConsistent(db, reach.workspaceId, changes);
   return db.transaction(async (tx) => {
-    const current = await getExperience(tx, workspaceId, id);
+    const current = await getExperience(tx, reach, id);
     const next = { ...current, ...changes };
     const { rows } = await tx.query<ExperienceRow>(
-      `UPDATE experiences SET name = $3, knowledge_base_ids = $4, require_auth = $5, allowed_origins = $6,
-         instructions = $7, fallback_message = $8, actions = $9, settings = $10, updated_at = now()
-       WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${columns}`,
+      `UPDATE experiences SET name = $4, knowledge_base_ids = $5, require_auth = $6, allowed_origins = $7,
+         instructions = $8, fallback_message = $9, actions = $10, settings = $11, updated_at = now()
+       WHERE ${reached} AND id = $3 RETURNING ${columns}`,
       [
-        workspaceId,
+        reach.workspaceId,
+        allowedKnowledgeBases(reach),
         id,
         next.name,
         next.knowledgeBaseIds,
@@ -152,10 +158,11 @@ export async function updateExperience(db: Db, workspaceId: string, id: string, 
  * Marks an experience deleted: it answers 404 from then on, while the sessions and queries that
  * reference it stay readable for audit.
  */
-export async function deleteExperience(db: Db, workspaceId: string, id: string): Promise<void> {
-  const { rowCount } = await db.query(
-    'UPDATE experiences SET deleted_at = now(), updated_at = now() WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL',
-    [workspaceId, id],
-  );
+export async function deleteExperience(db: Db, reach: Reach, id: string): Promise<void> {
+  const { rowCount } = await db.query(`UPDATE experiences SET deleted_at = now(), updated_at = now() WHERE ${reached} AND id = $3`, [
+    reach.workspaceId,
+    allowedKnowledgeBases(reach),
+    id,
+  ]);
   if (rowCount === 0) throw notFound('Experience', id);
 }

@@ -195,13 +195,13 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
       schema: {
         tags,
         security,
-        summary: 'List the workspace\'s ingestion jobs, newest first',
+        summary: 'List the workspace\'s ingestion jobs (a restricted token: of its knowledge bases), newest first',
         querystring: ListJobsQuery,
         response: responses({ 200: Type.Object({ total: Type.Integer(), jobs: Type.Array(JobSchema) }) }, guardedErrors),
       },
     },
     // The bodies are JSON text already (see job-results.ts): sent as they are, not serialized again.
-    async (request, reply) => reply.type('application/json; charset=utf-8').send(await listJobs(context.db, results, caller(request).workspaceId, request.query)),
+    async (request, reply) => reply.type('application/json; charset=utf-8').send(await listJobs(context.db, results, caller(request), request.query)),
   );
 
   app.get(
@@ -218,7 +218,7 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
       },
     },
     async (request, reply) =>
-      reply.type('application/json; charset=utf-8').send(await getJob(context.db, results, caller(request).workspaceId, request.params.jobId, request.query.includePayload)),
+      reply.type('application/json; charset=utf-8').send(await getJob(context.db, results, caller(request), request.params.jobId, request.query.includePayload)),
   );
 
   app.delete(
@@ -234,7 +234,7 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
       },
     },
     async (request, reply) => {
-      await cancelJob(context.db, caller(request).workspaceId, request.params.jobId);
+      await cancelJob(context.db, caller(request), request.params.jobId);
       return reply.code(204).send();
     },
   );
@@ -256,11 +256,11 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
     },
     async (request, reply) => {
       const auth = caller(request);
-      const retry = await failedRecords(context.db, auth.workspaceId, request.params.jobId);
+      const retry = await failedRecords(context.db, auth, request.params.jobId);
       await writableKnowledgeBase(context, auth, retry.knowledgeBaseId);
       const { jobId } = await submitJob(context.db, { ...retry, workspaceId: auth.workspaceId, retryOf: request.params.jobId });
       context.workers.nudge();
-      return reply.code(202).type('application/json; charset=utf-8').send(await getJob(context.db, results, auth.workspaceId, jobId, false));
+      return reply.code(202).type('application/json; charset=utf-8').send(await getJob(context.db, results, auth, jobId, false));
     },
   );
 

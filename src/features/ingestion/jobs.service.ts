@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../../core/db/db.ts';
 import { AppError, notFound } from '../../core/errors.ts';
+import { allowedKnowledgeBases, knowledgeBaseAllowed, type Reach } from '../auth/reach.ts';
 import type { Adapter } from './adapters/adapter.ts';
 import { findAdapter } from './adapters/registry.ts';
 import { jobJson, jobsPageJson, joined, type JobRow } from './job-body.ts';
@@ -79,50 +80,56 @@ export type JobFilter = {
   endDate?: string;
 };
 
-/** A workspace's jobs, newest first: the JSON of `{total, jobs}`. */
-export async function listJobs(db: Db, cache: JobResultsCache, workspaceId: string, filter: JobFilter): Promise<Buffer> {
+/** A workspace's jobs (of the knowledge bases within reach), newest first: the JSON of `{total, jobs}`. */
+export async function listJobs(db: Db, cache: JobResultsCache, reach: Reach, filter: JobFilter): Promise<Buffer> {
   const where = `j.workspace_id = $1 AND ($2::text IS NULL OR j.status = $2)
-    AND ($3::timestamptz IS NULL OR j.created_at >= $3) AND ($4::timestamptz IS NULL OR j.created_at < $4)`;
-  const values = [workspaceId, filter.status ?? null, filter.startDate ?? null, filter.endDate ?? null];
+    AND ($3::timestamptz IS NULL OR j.created_at >= $3) AND ($4::timestamptz IS NULL OR j.created_at < $4)
+    AND ${knowledgeBaseAllowed('j.knowledge_base_id', 5)}`;
+  const values = [reach.workspaceId, filter.status ?? null, filter.startDate ?? null, filter.endDate ?? null, allowedKnowledgeBases(reach)];
   const [{ rows }, count] = await Promise.all([
     db.query<JobRow>(
       `SELECT ${jobColumns}${payloadColumn(filter.includePayload)} FROM ingestion_jobs j WHERE ${where}
-       ORDER BY j.created_at DESC, j.id LIMIT $5 OFFSET $6`,
+       ORDER BY j.created_at DESC, j.id LIMIT $6 OFFSET $7`,
       [...values, filter.limit, filter.offset],
     ),
     db.query<{ total: number }>(`SELECT count(*)::int AS total FROM ingestion_jobs j WHERE ${where}`, values),
   ]);
-  const results = await jobResults(db, cache, workspaceId, rows);
+  const results = await jobResults(db, cache, reach.workspaceId, rows);
   return joined(jobsPageJson(count.rows[0]!.total, rows.map((row) => jobJson(row, results.get(row.id)!))));
 }
 
 /**
- * One job's JSON. The job's row and the version of its results are one statement; the results
- * are read again only when that version is not the one this process has serialized.
+ * One job's JSON; 404 for a job of another workspace or of a knowledge base out of reach. The
+ * job's row and the version of its results are one statement; the results are read again only
+ * when that version is not the one this process has serialized.
  */
-export async function getJob(db: Db, cache: JobResultsCache, workspaceId: string, jobId: string, includePayload: boolean): Promise<Buffer> {
+export async function getJob(db: Db, cache: JobResultsCache, reach: Reach, jobId: string, includePayload: boolean): Promise<Buffer> {
   const { rows } = await db.query<JobRow>(
-    `SELECT ${jobColumns}${payloadColumn(includePayload)} FROM ingestion_jobs j WHERE j.workspace_id = $1 AND j.id = $2`,
-    [workspaceId, jobId],
+    `SELECT ${jobColumns}${payloadColumn(includePayload)} FROM ingestion_jobs j
+     WHERE j.workspace_id = $1 AND j.id = $2 AND ${knowledgeBaseAllowed('j.knowledge_base_id', 3)}`,
+    [reach.workspaceId, jobId, allowedKnowledgeBases(reach)],
   );
   const row = rows[0];
   if (!row) throw notFound('Ingestion job', jobId);
-  const results = await jobResults(db, cache, workspaceId, [row]);
+  const results = await jobResults(db, cache, reach.workspaceId, [row]);
   return joined(jobJson(row, results.get(jobId)!));
 }
 
 /**
  * Cancels a pending or processing job: it becomes `cancelled` at once (a terminal state), the
- * worker stops before its next batch, and what was written stays. 409 for a finished job.
+ * worker stops before its next batch, and what was written stays. 409 for a finished job; 404 for
+ * one of a knowledge base out of reach, whatever its state.
  */
-export async function cancelJob(db: Db, workspaceId: string, jobId: string): Promise<void> {
+export async function cancelJob(db: Db, reach: Reach, jobId: string): Promise<void> {
+  const within = knowledgeBaseAllowed('knowledge_base_id', 3);
+  const values = [reach.workspaceId, jobId, allowedKnowledgeBases(reach)];
   const { rowCount } = await db.query(
     `UPDATE ingestion_jobs SET status = 'cancelled', completed_at = now(), updated_at = now()
-     WHERE workspace_id = $1 AND id = $2 AND status IN ('pending', 'processing')`,
-    [workspaceId, jobId],
+     WHERE workspace_id = $1 AND id = $2 AND ${within} AND status IN ('pending', 'processing')`,
+    values,
   );
   if (rowCount > 0) return;
-  const { rows } = await db.query<{ status: JobStatus }>('SELECT status FROM ingestion_jobs WHERE workspace_id = $1 AND id = $2', [workspaceId, jobId]);
+  const { rows } = await db.query<{ status: JobStatus }>(`SELECT status FROM ingestion_jobs WHERE workspace_id = $1 AND id = $2 AND ${within}`, values);
   if (!rows[0]) throw notFound('Ingestion job', jobId);
   throw new AppError('CONFLICT', `The job is already ${rows[0].status}; only pending or processing jobs can be cancelled.`);
 }
@@ -132,13 +139,17 @@ export type RetrySubmission = { knowledgeBaseId: string; adapter: Adapter; adapt
 
 /**
  * The failed records of a finished job (completed, failed or cancelled), as a payload of its
- * adapter, cut from the payload the job keeps. 404 for a job of another workspace, 409 for a job
- * still running, one without failed records, or a files job (its uploaded bytes are gone).
+ * adapter, cut from the payload the job keeps. 404 for a job of another workspace (or of a
+ * knowledge base out of reach), 409 for a job still running, one without failed records, or a
+ * files job (its uploaded bytes are gone).
  */
-export async function failedRecords(db: Db, workspaceId: string, jobId: string): Promise<RetrySubmission> {
+export async function failedRecords(db: Db, reach: Reach, jobId: string): Promise<RetrySubmission> {
+  const { workspaceId } = reach;
+  // The job is found within reach first: every later statement names a job known to be.
   const { rows } = await db.query<{ status: JobStatus; adapter_type: string; knowledge_base_id: string; file_name: string | null }>(
-    'SELECT status, adapter_type, knowledge_base_id, file_name FROM ingestion_jobs WHERE workspace_id = $1 AND id = $2',
-    [workspaceId, jobId],
+    `SELECT status, adapter_type, knowledge_base_id, file_name FROM ingestion_jobs
+     WHERE workspace_id = $1 AND id = $2 AND ${knowledgeBaseAllowed('knowledge_base_id', 3)}`,
+    [workspaceId, jobId, allowedKnowledgeBases(reach)],
   );
   const job = rows[0];
   if (!job) throw notFound('Ingestion job', jobId);

@@ -9,7 +9,8 @@ import { insights, resolvePeriod } from './insights.service.ts';
 /**
  * GET /api/v2/insights: what the workspace's sessions say, per day and as content gaps. Its scope is
  * `sessions:read`: it is read from the same queries and feedback a session transcript shows, so a
- * client that may read the transcripts may read their summary, and no new scope is needed.
+ * client that may read the transcripts may read their summary, and no new scope is needed. Like the
+ * transcripts, a token restricted to some knowledge bases counts only the experiences within them.
  */
 export function registerInsightsRoutes(app: App, context: AppContext): void {
   app.get(
@@ -25,11 +26,11 @@ export function registerInsightsRoutes(app: App, context: AppContext): void {
       },
     },
     async (request) => {
-      const { workspaceId } = caller(request);
+      const auth = caller(request);
       const { experienceId } = request.query;
       const period = resolvePeriod(request.query);
-      if (experienceId) await getExperience(context.db, workspaceId, experienceId);
-      return insights(context.db, context.embedder, workspaceId, experienceId, period);
+      if (experienceId) await getExperience(context.db, auth, experienceId);
+      return insights(context.db, context.embedder, auth, experienceId, period);
     },
   );
 }

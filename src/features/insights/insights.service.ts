@@ -1,6 +1,7 @@
 import type { Queryable } from '../../core/db/db.ts';
 import { AppError } from '../../core/errors.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
+import { allowedKnowledgeBases, experienceAllowed, type Reach } from '../auth/reach.ts';
 import { groupContentGaps, type GapQuestion } from './content-gaps.ts';
 import { DEFAULT_PERIOD_DAYS, MAX_GAP_QUESTIONS, MAX_PERIOD_DAYS, type DayFigures, type Insights, type InsightsQuery } from './insights.schemas.ts';
 
@@ -48,11 +49,11 @@ function toFigures(row: FiguresRow | undefined): Omit<DayFigures, 'date'> {
   };
 }
 
-// The queries of the period, of one experience or all ($2 NULL), by when lore answered them
-// (queries_workspace); each with its current rating.
+// The queries of the period, of one experience or all ($2 NULL) within reach ($5), by when lore
+// answered them (queries_workspace); each with its current rating.
 const periodQueries = `FROM queries q LEFT JOIN query_feedback f ON f.query_id = q.id AND f.workspace_id = $1
   WHERE q.workspace_id = $1 AND ($2::uuid IS NULL OR q.experience_id = $2::uuid)
-    AND q.created_at >= $3::timestamptz AND q.created_at < $4::timestamptz`;
+    AND q.created_at >= $3::timestamptz AND q.created_at < $4::timestamptz AND ${experienceAllowed('q.experience_id', 5)}`;
 
 /** Per-day figures and the period's totals, in one statement (the totals are the empty grouping set). */
 async function figures(db: Queryable, params: unknown[], period: Period): Promise<Pick<Insights, 'totals' | 'days'>> {
@@ -102,11 +103,11 @@ async function gapQuestions(db: Queryable, params: unknown[]): Promise<GapQuesti
 export async function insights(
   db: Queryable,
   embedder: EmbeddingProvider,
-  workspaceId: string,
+  reach: Reach,
   experienceId: string | undefined,
   period: Period,
 ): Promise<Insights> {
-  const params = [workspaceId, experienceId ?? null, period.start.toISOString(), period.end.toISOString()];
+  const params = [reach.workspaceId, experienceId ?? null, period.start.toISOString(), period.end.toISOString(), allowedKnowledgeBases(reach)];
   const [{ totals, days }, questions] = await Promise.all([figures(db, params, period), gapQuestions(db, params)]);
   const considered = questions.slice(0, MAX_GAP_QUESTIONS);
   return {

@@ -25,8 +25,8 @@ const tags = ['sessions'];
 
 /**
  * Sessions of the caller's workspace (scopes `sessions:read|write`). A token restricted to some
- * knowledge bases is not narrowed here: a session belongs to an experience, which, like the
- * experience routes, is a workspace resource rather than a knowledge base's.
+ * knowledge bases reaches only the sessions of experiences within them: a transcript holds the
+ * answers and sources of its experience's knowledge bases.
  */
 export function registerSessionRoutes(app: App, context: AppContext): void {
   const canRead = authorize(context, ['sessions:read']);
@@ -45,11 +45,11 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { workspaceId } = caller(request);
+      const auth = caller(request);
       const { experienceId, userId, metadata = {} } = request.body;
       assertMetadataSize(metadata);
-      await getExperience(context.db, workspaceId, experienceId);
-      const session = await createSession(context.db, workspaceId, { experienceId, userId: userId?.toLowerCase() ?? null, metadata });
+      await getExperience(context.db, auth, experienceId);
+      const session = await createSession(context.db, auth.workspaceId, { experienceId, userId: userId?.toLowerCase() ?? null, metadata });
       return reply.code(201).send(session);
     },
   );
@@ -68,7 +68,7 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
     },
     async (request) => {
       const { userId, ...query } = request.query;
-      return listSessions(context.db, caller(request).workspaceId, { ...query, userId: userId?.toLowerCase() });
+      return listSessions(context.db, caller(request), { ...query, userId: userId?.toLowerCase() });
     },
   );
 
@@ -84,7 +84,7 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
         response: responses({ 200: SessionTranscriptSchema }, [...guardedErrors, 404]),
       },
     },
-    async (request) => getTranscript(context.db, caller(request).workspaceId, request.params.id),
+    async (request) => getTranscript(context.db, caller(request), request.params.id),
   );
 
   app.patch(
@@ -102,7 +102,7 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
     },
     async (request) => {
       assertMetadataSize(request.body.metadata);
-      return replaceSessionMetadata(context.db, caller(request).workspaceId, request.params.id, request.body.metadata);
+      return replaceSessionMetadata(context.db, caller(request), request.params.id, request.body.metadata);
     },
   );
 
@@ -118,6 +118,6 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
         response: responses({ 200: SessionSchema }, [...guardedErrors, 404]),
       },
     },
-    async (request) => completeSession(context.db, caller(request).workspaceId, request.params.id),
+    async (request) => completeSession(context.db, caller(request), request.params.id),
   );
 }

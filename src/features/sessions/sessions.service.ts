@@ -1,6 +1,7 @@
 import type { Queryable } from '../../core/db/db.ts';
 import { notFound } from '../../core/errors.ts';
 import { validationError } from '../../core/http/validation-messages.ts';
+import { allowedKnowledgeBases, experienceAllowed, type Reach } from '../auth/reach.ts';
 import { MAX_METADATA_BYTES, type Message, type Session, type SessionListItem, type SessionListQuery, type SessionTranscript } from './sessions.schemas.ts';
 
 export type SessionRow = {
@@ -49,9 +50,12 @@ export async function createSession(db: Queryable, workspaceId: string, input: N
   return toSession(rows[0]!);
 }
 
-/** A session of the workspace; 404 otherwise. */
-export async function getSession(db: Queryable, workspaceId: string, id: string): Promise<Session> {
-  const { rows } = await db.query<SessionRow>(`SELECT ${sessionColumns} FROM sessions WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+/** A session within reach (of the workspace, of an experience of allowed knowledge bases); 404 otherwise. */
+async function getSession(db: Queryable, reach: Reach, id: string): Promise<Session> {
+  const { rows } = await db.query<SessionRow>(
+    `SELECT ${sessionColumns} FROM sessions WHERE workspace_id = $1 AND id = $2 AND ${experienceAllowed('experience_id', 3)}`,
+    [reach.workspaceId, id, allowedKnowledgeBases(reach)],
+  );
   if (!rows[0]) throw notFound('Session', id);
   return toSession(rows[0]);
 }
@@ -74,7 +78,8 @@ const listFilter = `s.workspace_id = $1
     SELECT 1 FROM queries q JOIN query_feedback f ON f.query_id = q.id AND f.workspace_id = $1
     WHERE q.workspace_id = $1 AND q.session_id = s.id AND f.rating = $5::text))
   AND ($6::boolean IS NULL OR EXISTS (
-    SELECT 1 FROM queries q WHERE q.workspace_id = $1 AND q.session_id = s.id AND NOT q.grounded) = $6::boolean)`;
+    SELECT 1 FROM queries q WHERE q.workspace_id = $1 AND q.session_id = s.id AND NOT q.grounded) = $6::boolean)
+  AND ${experienceAllowed('s.experience_id', 7)}`;
 
 type SessionListRow = SessionRow & { experience_name: string; first_question: string | null };
 
@@ -85,18 +90,26 @@ const listColumns = sessionColumns
   .join(', ');
 
 /**
- * The workspace's sessions matching the filters, newest first, each with its experience's name
+ * The sessions within reach matching the filters, newest first, each with its experience's name
  * and its first question (a correlated subquery on queries_session: one statement for the page);
  * `userId` is already lower-cased.
  */
-export async function listSessions(db: Queryable, workspaceId: string, query: SessionListQuery): Promise<{ total: number; sessions: SessionListItem[] }> {
-  const filters = [workspaceId, query.experienceId ?? null, query.userId ?? null, query.status ?? null, query.feedback ?? null, query.unanswered ?? null];
+export async function listSessions(db: Queryable, reach: Reach, query: SessionListQuery): Promise<{ total: number; sessions: SessionListItem[] }> {
+  const filters = [
+    reach.workspaceId,
+    query.experienceId ?? null,
+    query.userId ?? null,
+    query.status ?? null,
+    query.feedback ?? null,
+    query.unanswered ?? null,
+    allowedKnowledgeBases(reach),
+  ];
   const [{ rows }, count] = await Promise.all([
     db.query<SessionListRow>(
       `SELECT ${listColumns}, e.name AS experience_name,
               (SELECT q.text FROM queries q WHERE q.workspace_id = $1 AND q.session_id = s.id ORDER BY q.created_at, q.id LIMIT 1) AS first_question
        FROM sessions s JOIN experiences e ON e.id = s.experience_id AND e.workspace_id = $1
-       WHERE ${listFilter} ORDER BY s.created_at DESC, s.id LIMIT $7 OFFSET $8`,
+       WHERE ${listFilter} ORDER BY s.created_at DESC, s.id LIMIT $8 OFFSET $9`,
       [...filters, query.limit, query.offset],
     ),
     db.query<{ total: number }>(`SELECT count(*)::int AS total FROM sessions s WHERE ${listFilter}`, filters),
@@ -141,9 +154,10 @@ function toMessage(row: MessageRow): Message {
   };
 }
 
-/** A session of the workspace with its answered queries, oldest first, each with its feedback. */
-export async function getTranscript(db: Queryable, workspaceId: string, id: string): Promise<SessionTranscript> {
-  const session = await getSession(db, workspaceId, id);
+/** A session within reach with its answered queries, oldest first, each with its feedback. */
+export async function getTranscript(db: Queryable, reach: Reach, id: string): Promise<SessionTranscript> {
+  const { workspaceId } = reach;
+  const session = await getSession(db, reach, id);
   // A second rating replaces the first (query_feedback's primary key is the query), so the
   // current rating was given at updated_at.
   const { rows } = await db.query<MessageRow>(
@@ -158,11 +172,12 @@ export async function getTranscript(db: Queryable, workspaceId: string, id: stri
   return { ...session, messages: rows.map(toMessage) };
 }
 
-/** Replaces a session's metadata; 404 when the session is not the workspace's. */
-export async function replaceSessionMetadata(db: Queryable, workspaceId: string, id: string, metadata: Record<string, unknown>): Promise<Session> {
+/** Replaces a session's metadata; 404 when the session is not within reach. */
+export async function replaceSessionMetadata(db: Queryable, reach: Reach, id: string, metadata: Record<string, unknown>): Promise<Session> {
   const { rows } = await db.query<SessionRow>(
-    `UPDATE sessions SET metadata = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2 RETURNING ${sessionColumns}`,
-    [workspaceId, id, JSON.stringify(metadata)],
+    `UPDATE sessions SET metadata = $4, updated_at = now()
+     WHERE workspace_id = $1 AND id = $2 AND ${experienceAllowed('experience_id', 3)} RETURNING ${sessionColumns}`,
+    [reach.workspaceId, id, allowedKnowledgeBases(reach), JSON.stringify(metadata)],
   );
   if (!rows[0]) throw notFound('Session', id);
   return toSession(rows[0]);
@@ -172,11 +187,11 @@ export async function replaceSessionMetadata(db: Queryable, workspaceId: string,
  * Marks a session completed. Completing it again answers the session unchanged (its first
  * completedAt), so a client may retry or send it from several tabs.
  */
-export async function completeSession(db: Queryable, workspaceId: string, id: string): Promise<Session> {
+export async function completeSession(db: Queryable, reach: Reach, id: string): Promise<Session> {
   const { rows } = await db.query<SessionRow>(
     `UPDATE sessions SET status = 'completed', completed_at = now(), updated_at = now()
-     WHERE workspace_id = $1 AND id = $2 AND status = 'active' RETURNING ${sessionColumns}`,
-    [workspaceId, id],
+     WHERE workspace_id = $1 AND id = $2 AND ${experienceAllowed('experience_id', 3)} AND status = 'active' RETURNING ${sessionColumns}`,
+    [reach.workspaceId, id, allowedKnowledgeBases(reach)],
   );
-  return rows[0] ? toSession(rows[0]) : getSession(db, workspaceId, id);
+  return rows[0] ? toSession(rows[0]) : getSession(db, reach, id);
 }

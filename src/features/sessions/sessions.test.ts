@@ -560,7 +560,8 @@ describe(`sessions (${engine})`, () => {
     assert.equal((await call(tenantA.token, 'POST', `${path}/complete`)).body.status, 'completed');
   });
 
-  test('a token restricted to some knowledge bases manages sessions like any other token of its workspace', async () => {
+  // An experience without knowledge bases is within any restriction; knowledge-base-restriction.test.ts has the others.
+  test('a token restricted to some knowledge bases manages the sessions of an experience within them', async () => {
     const knowledgeBase = await call(tenantA.token, 'POST', '/api/v2/knowledge-bases', { name: 'restricted' });
     assert.equal(knowledgeBase.status, 201, knowledgeBase.text);
     const restricted = await server.token(tenantA.workspaceId, ['sessions:read', 'sessions:write'], { knowledgeBaseIds: [knowledgeBase.body.id] });

@@ -2,7 +2,9 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../core/context.ts';
 import type { App } from '../../core/http/app-types.ts';
 import { guardedErrors, IdParams, Page, PageQuery, responses } from '../../core/http/schemas.ts';
+import { AppError } from '../../core/errors.ts';
 import { authorize, caller } from '../auth/guard.ts';
+import type { TokenClaims } from '../auth/tokens.ts';
 import { getDelivery, listDeliveries, redeliver } from './deliveries.service.ts';
 import {
   DeliveryDetailSchema,
@@ -17,6 +19,19 @@ import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateSecret, u
 
 const security = [{ bearerAuth: [] }];
 const tags = ['webhooks'];
+
+/**
+ * An endpoint receives the events of every knowledge base of the workspace (the job's id, its
+ * knowledge base, file name, counts and error). A token restricted to some knowledge bases may
+ * read the endpoints and the deliveries of its own jobs, but not create, point, sign for or delete
+ * one: each would give it, or take from others, the events of the other knowledge bases.
+ */
+function assertUnrestricted(auth: TokenClaims): TokenClaims {
+  if (auth.knowledgeBaseIds) {
+    throw new AppError('FORBIDDEN', 'A token restricted to some knowledge bases cannot manage webhook endpoints: they receive the events of every knowledge base.');
+  }
+  return auth;
+}
 
 /** Webhook endpoints of the caller's workspace and their deliveries (scopes `webhooks:read|write`). */
 export function registerWebhookRoutes(app: App, context: AppContext): void {
@@ -36,7 +51,7 @@ export function registerWebhookRoutes(app: App, context: AppContext): void {
         response: responses({ 201: WebhookWithSecretSchema }, guardedErrors),
       },
     },
-    async (request, reply) => reply.code(201).send(await createWebhook(context.db, caller(request).workspaceId, request.body, rules)),
+    async (request, reply) => reply.code(201).send(await createWebhook(context.db, assertUnrestricted(caller(request)).workspaceId, request.body, rules)),
   );
 
   app.get(
@@ -76,7 +91,7 @@ export function registerWebhookRoutes(app: App, context: AppContext): void {
         response: responses({ 200: WebhookSchema }, [...guardedErrors, 404]),
       },
     },
-    async (request) => updateWebhook(context.db, caller(request).workspaceId, request.params.id, request.body, rules),
+    async (request) => updateWebhook(context.db, assertUnrestricted(caller(request)).workspaceId, request.params.id, request.body, rules),
   );
 
   app.delete(
@@ -86,7 +101,7 @@ export function registerWebhookRoutes(app: App, context: AppContext): void {
       schema: { tags, security, summary: 'Delete a webhook endpoint and its deliveries', params: IdParams, response: responses({ 204: Type.Null() }, [...guardedErrors, 404]) },
     },
     async (request, reply) => {
-      await deleteWebhook(context.db, caller(request).workspaceId, request.params.id);
+      await deleteWebhook(context.db, assertUnrestricted(caller(request)).workspaceId, request.params.id);
       return reply.code(204).send();
     },
   );
@@ -103,7 +118,7 @@ export function registerWebhookRoutes(app: App, context: AppContext): void {
         response: responses({ 200: WebhookWithSecretSchema }, [...guardedErrors, 404]),
       },
     },
-    async (request) => rotateSecret(context.db, caller(request).workspaceId, request.params.id),
+    async (request) => rotateSecret(context.db, assertUnrestricted(caller(request)).workspaceId, request.params.id),
   );
 
   app.get(
@@ -119,7 +134,7 @@ export function registerWebhookRoutes(app: App, context: AppContext): void {
         response: responses({ 200: Page('deliveries', DeliverySchema) }, [...guardedErrors, 404]),
       },
     },
-    async (request) => listDeliveries(context.db, caller(request).workspaceId, request.params.id, request.query),
+    async (request) => listDeliveries(context.db, caller(request), request.params.id, request.query),
   );
 
   app.get(
@@ -134,7 +149,7 @@ export function registerWebhookRoutes(app: App, context: AppContext): void {
         response: responses({ 200: DeliveryDetailSchema }, [...guardedErrors, 404]),
       },
     },
-    async (request) => getDelivery(context.db, caller(request).workspaceId, request.params.id, request.params.deliveryId),
+    async (request) => getDelivery(context.db, caller(request), request.params.id, request.params.deliveryId),
   );
 
   app.post(
@@ -151,7 +166,7 @@ export function registerWebhookRoutes(app: App, context: AppContext): void {
     },
     async (request, reply) => {
       const { id, deliveryId } = request.params;
-      await redeliver(context.db, caller(request).workspaceId, id, deliveryId);
+      await redeliver(context.db, caller(request), id, deliveryId);
       return reply.code(202).send();
     },
   );
