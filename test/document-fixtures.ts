@@ -42,6 +42,45 @@ export async function pdfDocument(pages: PdfPage[], title?: string): Promise<Buf
 /** A 1×1 PNG. */
 export const pngBytes = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
+/**
+ * An XHTML page as AsciiDoc writes git's manual pages (Debian's git-doc): an XML prolog, the
+ * XHTML 1.1 doctype, the XHTML namespace, a style sheet in the head, then the page.
+ */
+export function xhtmlPage(spec: { title: string; paragraphs: string[] }): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN"
+    "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">
+<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en">
+<head>
+<meta http-equiv="Content-Type" content="application/xhtml+xml; charset=UTF-8" />
+<meta name="generator" content="AsciiDoc 10.2.0" />
+<title>${spec.title}</title>
+<style type="text/css">
+body { font-family: Georgia,serif; }
+h1, h2, h3 { border-bottom: 2px solid silver; }
+</style>
+</head>
+<body class="manpage">
+<div id="header">
+<h1>${spec.title} Manual Page</h1>
+</div>
+<div id="content">
+<div class="sect1">
+<h2 id="_description">DESCRIPTION</h2>
+<div class="sectionbody">
+${spec.paragraphs.map((paragraph) => `<div class="paragraph"><p>${paragraph}</p></div>`).join('\n')}
+</div>
+</div>
+</div>
+<div id="footnotes"><hr /></div>
+<div id="footer">
+<div id="footer-text">Last updated 2024-11-05 16:21:07 UTC</div>
+</div>
+</body>
+</html>
+`;
+}
+
 /** What a scanned document is to a text extractor: pages holding an image and no text. */
 export async function scannedPdf(): Promise<Buffer> {
   const pdf = await PDFDocument.create();

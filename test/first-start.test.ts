@@ -4,12 +4,16 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { DEFAULT_FALLBACK_MESSAGE } from '../src/features/experiences/experiences.schemas.ts';
 import { createTestDatabase, engine } from './harness.ts';
 import { freePort, LoreServer, send, type LoreOptions } from './lore-process.ts';
 
 const run = promisify(execFile);
+const loreBin = fileURLToPath(new URL('../bin/lore.js', import.meta.url));
+const sample = fileURLToPath(new URL('../samples/debian-docs.json', import.meta.url));
 const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const blockTitle = 'lore: first start';
 
@@ -20,14 +24,19 @@ function printed(stdout: string, label: string, pattern: string): string {
   return match[1]!;
 }
 
-/** A printed curl command with its continuation lines, exactly as an operator would paste it. */
-function curlCommand(stdout: string, path: string): string {
+/** A printed command that starts with `start`, with its continuation lines, exactly as an operator would paste it. */
+function printedCommand(stdout: string, start: string, containing = ''): string {
   const lines = stdout.split('\n');
-  const start = lines.findIndex((line) => line.trimStart().startsWith('curl ') && line.includes(path));
-  assert.ok(start >= 0, `a curl line for ${path} is printed:\n${stdout}`);
-  let end = start;
+  const first = lines.findIndex((line) => line.trimStart().startsWith(start) && line.includes(containing));
+  assert.ok(first >= 0, `a line starting with ${start} is printed:\n${stdout}`);
+  let end = first;
   while (lines[end]!.endsWith('\\')) end += 1;
-  return lines.slice(start, end + 1).join('\n').trimStart();
+  return lines.slice(first, end + 1).join('\n').trimStart();
+}
+
+/** A printed curl command for `path`. */
+function curlCommand(stdout: string, path: string): string {
+  return printedCommand(stdout, 'curl ', path);
 }
 
 /** Starts `lore start` on a fresh port and waits until it listens. */
@@ -98,6 +107,25 @@ describe('first start on an empty embedded database, then a restart', { skip: en
     assert.equal(token.scope, '*');
     assert.match(token.access_token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
     accessToken = token.access_token;
+  });
+
+  test('the printed ingest line loads the README\'s sample, and the printed question, run as printed, is answered from it: the answer first, citing its section', async () => {
+    // As printed, but with the repository's paths: the test runs in a temp directory, without npx.
+    const ingestLine = printedCommand(stdout, 'npx lore ingest ')
+      .replace('npx lore ', `${process.execPath} ${loreBin} `)
+      .replace(' samples/debian-docs.json ', ` ${sample} `);
+    assert.ok(ingestLine.includes(`--kb ${ids.knowledgeBase} `), ingestLine);
+    const loaded = await run('bash', ['-c', ingestLine], { cwd: dataDir, timeout: 120_000, env: { PATH: process.env.PATH, MODELS_DIR: process.env.MODELS_DIR } });
+    assert.match(loaded.stdout, /^ {2}created +31$/m, loaded.stdout);
+
+    const { stdout: answered } = await run('bash', ['-c', curlCommand(stdout, '/api/v2/query')], { timeout: 30_000 });
+    const answer = JSON.parse(answered);
+    assert.notEqual(answer.answer, DEFAULT_FALLBACK_MESSAGE);
+    assert.match(answer.answer, /^To build with TLS support, you'll need OpenSSL development libraries \(e\.g\. libssl-dev on Debian\/Ubuntu\) and run:\n/);
+    assert.match(answer.answer, /make BUILD_TLS=yes/);
+    const cited = [...answer.answer.matchAll(/\[(\d+)\]/g)].map((match) => Number(match[1]));
+    const first = answer.sources.find((source: any) => source.number === cited[0]);
+    assert.deepEqual([first.title, first.url], ['Building Redis (Redis)', 'https://github.com/redis/redis/blob/7.0/README.md#building-redis']);
   });
 
   test('the token sees the default knowledge base and public experience; the admin key lists the workspace', async () => {

@@ -7,8 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../test/fake-openai.ts';
 import { engine, startTestServer, type TestServer } from '../../test/harness.ts';
-import { docxDocument, pdfDocument, pngBytes } from '../../test/document-fixtures.ts';
+import { docxDocument, pdfDocument, pngBytes, xhtmlPage } from '../../test/document-fixtures.ts';
 import { markdownDocument } from '../../test/ingestion.ts';
+import { freePort } from '../../test/lore-process.ts';
 import { LoreClient } from '../client/lore-client.ts';
 
 const loreBin = fileURLToPath(new URL('../../bin/lore.js', import.meta.url));
@@ -40,10 +41,14 @@ describe(`lore ingest (${engine})`, () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** Starts `lore ingest ...args` with only PATH and `env` in its environment, in a temp directory. */
-  function startIngest(args: string[], env: Record<string, string> = {}): Ingest {
-    const child = spawn(process.execPath, [loreBin, 'ingest', '--url', server.url, ...args], {
-      cwd: dir,
+  /**
+   * Starts `lore ingest ...args` with only PATH and `env` in its environment, in a temp directory
+   * (or `where.cwd`), with `--url` of the test server (none when `where.url` is null).
+   */
+  function startIngest(args: string[], env: Record<string, string> = {}, where: { url?: string | null; cwd?: string } = {}): Ingest {
+    const url = where.url === undefined ? server.url : where.url;
+    const child = spawn(process.execPath, [loreBin, 'ingest', ...(url === null ? [] : ['--url', url]), ...args], {
+      cwd: where.cwd ?? dir,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     });
     const output = { stdout: '', stderr: '' };
@@ -53,8 +58,8 @@ describe(`lore ingest (${engine})`, () => {
     return { child, output, finished };
   }
 
-  function runIngest(args: string[], env: Record<string, string> = {}): Promise<Finished> {
-    return startIngest(args, env).finished;
+  function runIngest(args: string[], env: Record<string, string> = {}, where: { url?: string | null; cwd?: string } = {}): Promise<Finished> {
+    return startIngest(args, env, where).finished;
   }
 
   /** A workspace with a knowledge base, a token for it, and a client of the API with that token. */
@@ -194,13 +199,15 @@ describe(`lore ingest (${engine})`, () => {
     assert.equal(entries.find((entry) => entry.recordId === 'huge')!.metadata.html, html);
   });
 
-  test('a content-hub export is split into [items, {timeTaken}] payloads; per-record failures are listed but do not fail the run', async () => {
+  test('a content-hub export is split into [items, {timeTaken}] payloads; a failed record is counted, its reason given first, and the exit code is 1', async () => {
     const { token, client, kb } = await tenantWithKnowledgeBase();
     const file = join(dir, 'export.json');
     await copyFile(contentHubExport, file);
 
     const finished = await runIngest([file, '--kb', kb, '--adapter', 'content-hub', '--records-per-job', '4'], { LORE_TOKEN: token });
-    assert.equal(finished.code, 0, describeRun(finished));
+    assert.equal(finished.code, 1, describeRun(finished));
+    assert.match(finished.stdout, /^1 of 6 records failed\. The first reasons:\n {2}content is empty after converting the HTML to Markdown \(1 record\)\n\nUploaded to knowledge base /m);
+    assert.match(finished.stdout, /^ {2}jobs +2 {2}\(2 completed\)$/m, 'the jobs themselves completed, as the spec defines it');
     const { jobs } = await client.listJobs({ includePayload: true });
     // Jobs are submitted concurrently, so their creation order is not the file's order: sort by size.
     const payloads = jobs.map((job) => job.payload as [{ content: { documentIdentifier: string } }[], object]).sort((a, b) => b[0].length - a[0].length);
@@ -218,26 +225,91 @@ describe(`lore ingest (${engine})`, () => {
     assert.equal((await client.listEntries(kb)).total, 4);
   });
 
-  test('a directory: its documents (by detected type, recursively, named by their path in it) go to the files adapter, its JSON Lines to --adapter; other types and hidden files are left out', async () => {
+  test('a directory: its documents (by detected type, recursively, named by their path in it) go to the files adapter, its JSON Lines to --adapter; each file of another type is named with its type; hidden files are skipped; exit 0', async () => {
     const { token, kb } = await tenantWithKnowledgeBase();
     const docs = join(dir, 'docs');
     await mkdir(join(docs, 'guides'), { recursive: true });
+    await mkdir(join(docs, 'notes'), { recursive: true });
     await mkdir(join(docs, '.cache'), { recursive: true });
     await writeFile(join(docs, 'handbook.pdf'), await pdfDocument([{ heading: 'Handbook', sections: [{ paragraphs: ['The handbook explains the night shift.'] }] }]));
     await writeFile(join(docs, 'policy.docx'), await docxDocument({ heading: 'Policy', paragraphs: ['Holidays are booked a month ahead.'], subheading: 'Rules', table: [['Day', 'Shift']], items: ['One item'] }));
     await writeFile(join(docs, 'guides', 'setup.md'), '# Setup\n\nInstall the package first.\n');
     await writeFile(join(docs, 'guides', 'README'), 'Plain text without an extension is a document too.\n');
+    await writeFile(join(docs, 'guides', 'git-tag.html'), xhtmlPage({ title: 'git-tag(1)', paragraphs: ['Add a tag reference in refs/tags/.'] }));
     await writeFile(join(docs, 'guides', 'logo.png'), pngBytes);
+    await writeFile(join(docs, 'feed.xml'), '<?xml version="1.0"?>\n<rss version="2.0"><channel><title>News</title></channel></rss>\n');
+    await writeFile(join(docs, 'notes', 'empty.txt'), '');
     await writeFile(join(docs, '.cache', 'stale.md'), '# Stale\n');
     await writeFile(join(docs, 'records.jsonl'), `${JSON.stringify({ id: 'rec-1', content: 'A record from JSON Lines.' })}\n`);
 
     const finished = await runIngest([docs, '--kb', kb, '--adapter', 'generic-json'], { LORE_TOKEN: token });
     assert.equal(finished.code, 0, describeRun(finished));
-    assert.match(finished.stderr, /Left out 1 file of other types \(.*logo\.png\)/);
+    assert.match(finished.stderr, /^Left out 3 files of types lore does not read: application\/xml 1, image\/png 1, an empty file 1 \(each is named in the summary\)$/m);
     assert.match(finished.stdout, /\(generic-json and files\)/);
-    assert.match(finished.stdout, /created\s+5\n/);
+    assert.match(finished.stdout, /^ {2}created +6$/m);
+    assert.match(finished.stdout, /^ {2}left out +3 {2}\(application\/xml 1, image\/png 1, an empty file 1; not uploaded\)$/m);
+    assert.ok(
+      finished.stdout.endsWith(
+        [
+          'Files left out (3): lore reads PDF, DOCX, HTML, Markdown and plain text',
+          `  ${join(docs, 'feed.xml')}: application/xml`,
+          `  ${join(docs, 'guides', 'logo.png')}: image/png`,
+          `  ${join(docs, 'notes', 'empty.txt')}: an empty file`,
+          '',
+        ].join('\n'),
+      ),
+      describeRun(finished),
+    );
     const entries = await server.request('GET', `/api/v2/knowledge-bases/${kb}/entries?limit=100`, { token });
-    assert.deepEqual(entries.body.entries.map((entry: any) => entry.recordId).sort(), ['guides/README', 'guides/setup.md', 'handbook.pdf', 'policy.docx', 'rec-1']);
+    assert.deepEqual(entries.body.entries.map((entry: any) => entry.recordId).sort(), ['guides/README', 'guides/git-tag.html', 'guides/setup.md', 'handbook.pdf', 'policy.docx', 'rec-1']);
+  });
+
+  test('files named on the command line: an XHTML page goes in; one of a type lore does not read is left out, named with its type, and the exit code is 1', async () => {
+    const { token, client, kb } = await tenantWithKnowledgeBase();
+    const named = join(dir, 'named');
+    await mkdir(named, { recursive: true });
+    const page = join(named, 'git-add.html');
+    const feed = join(named, 'feed.xml');
+    const logo = join(named, 'logo.png');
+    await writeFile(page, xhtmlPage({ title: 'git-add(1)', paragraphs: ['This command updates the index using the current content found in the working tree.'] }));
+    await writeFile(feed, '<?xml version="1.0"?>\n<rss version="2.0"><channel><title>News</title></channel></rss>\n');
+    await writeFile(logo, pngBytes);
+
+    const finished = await runIngest([page, feed, logo, '--kb', kb], { LORE_TOKEN: token });
+    assert.equal(finished.code, 1, describeRun(finished));
+    assert.match(finished.stdout, /^Left out 2 files named on the command line: lore does not read their types \(application\/xml, image\/png\)\.$/m);
+    assert.match(finished.stdout, /^ {2}created +1$/m);
+    assert.match(finished.stdout, /^ {2}failed +0$/m);
+    assert.match(finished.stdout, new RegExp(`^ {2}${feed}: application/xml \\(named on the command line\\)$`, 'm'));
+    assert.match(finished.stdout, new RegExp(`^ {2}${logo}: image/png \\(named on the command line\\)$`, 'm'));
+    const { jobs } = await client.listJobs({ includePayload: true });
+    assert.deepEqual(
+      jobs.map((job) => (job.payload as { files: { name: string; format: string }[] }).files.map((file) => [file.name, file.format])),
+      [[['git-add.html', 'html']]],
+      'only the XHTML page was uploaded',
+    );
+    assert.equal((await client.listEntries(kb)).entries[0]!.title, 'git-add(1)');
+
+    const nothing = await runIngest([feed, '--kb', kb], { LORE_TOKEN: token });
+    assert.equal(nothing.code, 1, describeRun(nothing));
+    assert.match(nothing.stdout, /^Left out 1 file named on the command line: lore does not read its type \(application\/xml\)\.$/m);
+    assert.match(nothing.stdout, /^No records to upload\.$/m);
+    assert.equal((await client.listJobs()).total, 1, 'no job for a run that left out everything');
+  });
+
+  test('every record failed: the jobs completed, but the exit code is 1 and the summary says all failed, with the reasons', async () => {
+    const { token, client, kb } = await tenantWithKnowledgeBase();
+    const emptyItem = (id: string) => ({ content: { documentIdentifier: id, deleted: false, inlineContent: { textContent: { data: '&lt;script&gt;x()&lt;/script&gt;' }, type: 'TEXT' } } });
+    const file = join(dir, 'all-empty.json');
+    await writeFile(file, JSON.stringify([[emptyItem('empty-1'), emptyItem('empty-2')], { timeTaken: '0.1s' }]));
+
+    const finished = await runIngest([file, '--kb', kb, '--adapter', 'content-hub'], { LORE_TOKEN: token });
+    assert.equal(finished.code, 1, describeRun(finished));
+    assert.match(finished.stdout, /^All 2 records failed: nothing was ingested\. The first reasons:\n {2}content is empty after converting the HTML to Markdown \(2 records\)$/m);
+    assert.match(finished.stdout, /^ {2}failed +2$/m);
+    assert.match(finished.stdout, /^Failed records \(2\):\n {2}empty-1 \(job 1\): content is empty after converting the HTML to Markdown\n {2}empty-2 \(job 1\): /m);
+    const { jobs } = await client.listJobs();
+    assert.deepEqual(jobs.map((job) => [job.status, job.result.entriesFailed]), [['completed', 2]], 'the job\'s status stays as the spec defines it');
   });
 
   test('a bad token: exit 1 with the API\'s message, before any file is read', async () => {
@@ -246,6 +318,43 @@ describe(`lore ingest (${engine})`, () => {
     assert.equal(finished.code, 1, describeRun(finished));
     assert.equal(finished.stdout, '');
     assert.equal(finished.stderr, 'lore: 401 Unauthorized: The access token is malformed, expired or has an invalid signature.\n');
+  });
+
+  test('without --url, lore ingest calls the server of HOST and PORT (the environment, else .env; 0.0.0.0 is 127.0.0.1); LORE_URL wins over them, --url over LORE_URL', async () => {
+    const { token, kb } = await tenantWithKnowledgeBase();
+    const file = await writeJsonLines('where.jsonl', 1, 200);
+    const port = new URL(server.url).port;
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const args = [file, '--kb', kb, '--adapter', 'generic-json'];
+    const uploaded = (finished: Finished) => {
+      assert.equal(finished.code, 0, describeRun(finished));
+      assert.match(finished.stdout, new RegExp(`^Uploaded to knowledge base ${kb} `, 'm'));
+    };
+
+    uploaded(await runIngest(args, { LORE_TOKEN: token, HOST: '0.0.0.0', PORT: port }, { url: null }));
+    const withDotEnv = join(dir, 'with-dot-env');
+    await mkdir(withDotEnv, { recursive: true });
+    await writeFile(join(withDotEnv, '.env'), `HOST=0.0.0.0\nPORT=${port}\nLOG_LEVEL=debug\n`);
+    uploaded(await runIngest(args, { LORE_TOKEN: token }, { url: null, cwd: withDotEnv }));
+    uploaded(await runIngest(args, { LORE_TOKEN: token, LORE_URL: server.url, PORT: new URL(closed).port }, { url: null }));
+    uploaded(await runIngest(args, { LORE_TOKEN: token, LORE_URL: closed }, { url: server.url }));
+  });
+
+  test('a service that cannot be reached: exit 1, naming the URL, where it came from, and --url and LORE_URL', async () => {
+    const { token, kb } = await tenantWithKnowledgeBase();
+    const port = await freePort();
+    const args = [join(dir, 'never-read.jsonl'), '--kb', kb, '--adapter', 'generic-json'];
+    const fromPort = await runIngest(args, { LORE_TOKEN: token, PORT: String(port) }, { url: null });
+    assert.equal(fromPort.code, 1, describeRun(fromPort));
+    assert.equal(fromPort.stdout, '');
+    assert.equal(
+      fromPort.stderr,
+      `lore: cannot reach the service at http://127.0.0.1:${port} (from HOST and PORT): ECONNREFUSED. ` +
+        'Give its address with --url or LORE_URL (e.g. --url https://lore.example.com), or set the server\'s HOST and PORT here (in the environment or .env).\n',
+    );
+    const fromLoreUrl = await runIngest(args, { LORE_TOKEN: token, LORE_URL: `http://127.0.0.1:${port}/` }, { url: null });
+    assert.equal(fromLoreUrl.code, 1, describeRun(fromLoreUrl));
+    assert.match(fromLoreUrl.stderr, new RegExp(`^lore: cannot reach the service at http://127\\.0\\.0\\.1:${port} \\(from LORE_URL\\): ECONNREFUSED\\. Give its address with --url or LORE_URL`));
   });
 
   test('a knowledge base of another workspace: the first job is refused with 404 and nothing more is submitted', async () => {

@@ -10,16 +10,18 @@ import { openAsBlob } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import cliProgress from 'cli-progress';
 import { batchLimits, payloadText, recordIndexOf, splitIntoBatches, type Batch } from '../client/job-batches.ts';
-import { JsonText, LoreApiError, LoreClient, terminalJobStatuses, type Job } from '../client/lore-client.ts';
-import { findUploadPaths, packDocuments, type DocumentFile } from '../client/document-files.ts';
+import { JsonText, LoreApiError, LoreClient, LoreConnectionError, terminalJobStatuses, type Job } from '../client/lore-client.ts';
+import { findUploadPaths, packDocuments, type DocumentFile, type LeftOutFile } from '../client/document-files.ts';
+import type { ClientConfig } from '../core/config.ts';
 import { openRecordFile, RecordFileError, uploadAdapters, type RecordFile, type UploadAdapter } from '../client/record-files.ts';
 
-/** The options of `lore ingest` as commander parses them. */
+/** The options of `lore ingest` as commander parses them; the variables (LORE_URL, LORE_TOKEN, …) come in a `ClientConfig`. */
 export type IngestCommandOptions = {
   kb: string;
   /** The format of the JSON files; `files` sends every file as a document. Needed only when JSON files are given. */
   adapter?: string;
-  url: string;
+  /** The service's base URL; default: LORE_URL, else the server's HOST and PORT, else http://127.0.0.1:3000. */
+  url?: string;
   token?: string;
   clientId?: string;
   clientSecret?: string;
@@ -53,6 +55,9 @@ type JobRun = {
 
 type FailedRecord = { sourceId: string; error: string; job: number };
 
+/** Where the service is, and which option or variable said so (for the message when it cannot be reached). */
+type Service = { url: string; from: string };
+
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // The spec advises polling with growing intervals: 250 ms doubling up to 5 s, or sooner when the job's ETA says it is nearly done.
 const firstPollMs = 250;
@@ -61,6 +66,9 @@ const maxPollMs = 5000;
 const logEveryMs = 5000;
 const failuresShown = 50;
 const fieldErrorsShown = 5;
+// The distinct reasons a headline gives before the list of failed records.
+const reasonsShown = 3;
+const readable = 'lore reads PDF, DOCX, HTML, Markdown and plain text';
 const interruptedExitCode = 130;
 
 function positiveInteger(option: string, value: string, max: number): number {
@@ -84,14 +92,53 @@ function settingsOf(options: IngestCommandOptions): UploadSettings {
   };
 }
 
-function clientOf(options: IngestCommandOptions): LoreClient {
-  if (options.token) return new LoreClient({ baseUrl: options.url, token: options.token });
-  if (options.clientId && options.clientSecret) return new LoreClient({ baseUrl: options.url, clientId: options.clientId, clientSecret: options.clientSecret });
+/** The service to call: --url, else LORE_URL, else the server's HOST and PORT, else the default. */
+function serviceOf(options: IngestCommandOptions, config: ClientConfig): Service {
+  if (options.url !== undefined) {
+    if (!/^https?:\/\/[^/]/.test(options.url) || !URL.canParse(options.url)) throw new Error(`--url must be an http or https URL, got "${options.url}"`);
+    return { url: options.url.replace(/\/+$/, ''), from: '--url' };
+  }
+  if (config.serviceUrl === undefined) throw new Error('PORT=0 lets the server take any free port, which only it knows: give lore ingest its address with --url or LORE_URL');
+  return { url: config.serviceUrl, from: config.serviceUrlFrom };
+}
+
+/** A client with the credentials of the command line, else of the variables; a client id on the command line wins over LORE_TOKEN. */
+function clientOf(options: IngestCommandOptions, config: ClientConfig, service: Service): LoreClient {
+  const token = options.token ?? (options.clientId || options.clientSecret ? undefined : config.token);
+  const clientId = options.clientId ?? config.clientId;
+  const clientSecret = options.clientSecret ?? config.clientSecret;
+  if (token) return new LoreClient({ baseUrl: service.url, token });
+  if (clientId && clientSecret) return new LoreClient({ baseUrl: service.url, clientId, clientSecret });
   throw new Error('lore ingest needs --token (or LORE_TOKEN), or --client-id and --client-secret (or LORE_CLIENT_ID and LORE_CLIENT_SECRET)');
 }
 
 function recordCount(count: number): string {
   return `${count} record${count === 1 ? '' : 's'}`;
+}
+
+function fileCount(count: number): string {
+  return `${count} file${count === 1 ? '' : 's'}`;
+}
+
+/** Left-out files counted by type, in the order first met: `application/xml 50, image/png 1`. */
+function typeCounts(files: LeftOutFile[]): string {
+  const counts = new Map<string, number>();
+  for (const file of files) counts.set(file.type, (counts.get(file.type) ?? 0) + 1);
+  return [...counts].map(([type, count]) => `${type} ${count}`).join(', ');
+}
+
+/** The sentence that opens the summary when files named on the command line were left out: the reason the exit code is 1. */
+function namedLeftOutHeadline(leftOut: LeftOutFile[]): string[] {
+  const named = leftOut.filter((file) => file.named);
+  if (named.length === 0) return [];
+  const types = [...new Set(named.map((file) => file.type))];
+  return [`Left out ${fileCount(named.length)} named on the command line: lore does not read ${types.length === 1 ? 'its type' : 'their types'} (${types.join(', ')}).`, ''];
+}
+
+/** Each left-out file with its type, closing the summary: none is left out without a word. */
+function leftOutList(leftOut: LeftOutFile[]): string[] {
+  if (leftOut.length === 0) return [];
+  return ['', `Files left out (${leftOut.length}): ${readable}`, ...leftOut.map((file) => `  ${file.path}: ${file.type}${file.named ? ' (named on the command line)' : ''}`)];
 }
 
 function seconds(milliseconds: number): string {
@@ -230,6 +277,7 @@ class Upload {
     private readonly files: RecordFile[],
     private readonly documentJobs: DocumentFile[][],
     private readonly total: number,
+    private readonly leftOut: LeftOutFile[],
   ) {}
 
   /** The progress view, created at the first job the service accepted. */
@@ -261,7 +309,9 @@ class Upload {
     }
     this.printSummary();
     if (this.interrupt.signal.aborted) return interruptedExitCode;
-    return this.jobs.every((run) => run.outcome === 'completed') && this.fatal === undefined ? 0 : 1;
+    // A job that completed may still hold failed records: the job's status is the spec's, the exit code is the user's.
+    const everythingIn = this.jobs.every((run) => run.outcome === 'completed') && this.counts.failed === 0 && !this.leftOut.some((file) => file.named);
+    return everythingIn && this.fatal === undefined ? 0 : 1;
   }
 
   private get stopped(): boolean {
@@ -454,6 +504,22 @@ class Upload {
     return [sentence, ''];
   }
 
+  /** How many records failed, and the first distinct reasons with their counts; the full list closes the summary. */
+  private failureHeadline(): string[] {
+    const { failed } = this.counts;
+    if (failed === 0) return [];
+    const reasons = new Map<string, number>();
+    for (const failure of this.failures) reasons.set(failure.error, (reasons.get(failure.error) ?? 0) + 1);
+    const sentence = failed === this.total ? `All ${recordCount(failed)} failed: nothing was ingested.` : `${failed} of ${recordCount(this.total)} failed.`;
+    const shown = [...reasons].slice(0, reasonsShown);
+    return [
+      `${sentence} The first reasons:`,
+      ...shown.map(([reason, count]) => `  ${reason} (${recordCount(count)})`),
+      ...(reasons.size > shown.length ? [`  and ${reasons.size - shown.length} other reasons (below)`] : []),
+      '',
+    ];
+  }
+
   private printSummary(): void {
     const elapsed = Date.now() - this.startedAt;
     const outcomes = new Map<string, number>();
@@ -471,6 +537,7 @@ class Upload {
       ...(processed + this.refused < this.total
         ? [['not processed', `${this.total - processed - this.refused}  (in jobs that failed or were cancelled, or never submitted)`] as [string, string]]
         : []),
+      ...(this.leftOut.length > 0 ? [['left out', `${this.leftOut.length}  (${typeCounts(this.leftOut)}; not uploaded)`] as [string, string]] : []),
       ['total', String(this.total)],
       ['jobs', `${this.jobs.length}  (${[...outcomes].map(([outcome, count]) => `${count} ${outcome}`).join(', ') || 'none'})`],
       ['wall time', seconds(elapsed)],
@@ -478,7 +545,7 @@ class Upload {
     ];
     const width = Math.max(...rows.map(([label]) => label.length)) + 2;
     const adapters = [...(this.files.length > 0 ? [this.settings.adapter] : []), ...(this.documentJobs.length > 0 ? ['files'] : [])];
-    const lines = [...this.refusalHeadline(), `Uploaded to knowledge base ${this.settings.knowledgeBaseId} (${adapters.join(' and ')}):`];
+    const lines = [...this.refusalHeadline(), ...this.failureHeadline(), ...namedLeftOutHeadline(this.leftOut), `Uploaded to knowledge base ${this.settings.knowledgeBaseId} (${adapters.join(' and ')}):`];
     lines.push(...rows.map(([label, value]) => `  ${label.padEnd(width)}${value}`));
     const troubled = this.jobs.filter((run) => run.problem !== undefined);
     if (troubled.length > 0) {
@@ -491,30 +558,46 @@ class Upload {
       for (const failure of this.failures.slice(0, failuresShown)) lines.push(`  ${failure.sourceId} (job ${failure.job}): ${failure.error}`);
       if (this.failures.length > failuresShown) lines.push(`  and ${this.failures.length - failuresShown} more`);
     }
+    lines.push(...leftOutList(this.leftOut));
     process.stdout.write(`${lines.join('\n')}\n`);
   }
 }
 
-/** Runs `lore ingest PATH...` (files and directories); answers the exit code: 0 when every job completed, 1 otherwise, 130 after Ctrl-C. */
-export async function ingest(paths: string[], options: IngestCommandOptions): Promise<number> {
+/**
+ * Runs `lore ingest PATH...` (files and directories); answers the exit code: 0 when every job
+ * completed with no failed record and no file named on the command line was left out, 1
+ * otherwise, 130 after Ctrl-C.
+ */
+export async function ingest(paths: string[], options: IngestCommandOptions, config: ClientConfig): Promise<number> {
   const settings = settingsOf(options);
-  const client = clientOf(options);
+  const service = serviceOf(options, config);
+  const client = clientOf(options, config, service);
   // Checks the URL, the credentials and the read scope before any file is read.
-  const adapters = await client.listAdapters();
+  let adapters;
+  try {
+    adapters = await client.listAdapters();
+  } catch (error) {
+    if (!(error instanceof LoreConnectionError)) throw error;
+    throw new Error(
+      `cannot reach the service at ${service.url} (from ${service.from}): ${error.reason}. Give its address with --url or LORE_URL ` +
+        '(e.g. --url https://lore.example.com), or set the server\'s HOST and PORT here (in the environment or .env).',
+      { cause: error },
+    );
+  }
   let found;
   try {
     found = await findUploadPaths(paths, { jsonAsDocuments: options.adapter === 'files' });
   } catch (error) {
     throw new Error(`nothing was uploaded: ${(error as Error).message}`, { cause: error });
   }
-  const { documents, recordFiles: recordPaths } = found;
+  const { documents, recordFiles: recordPaths, leftOut } = found;
   if (recordPaths.length > 0 && settings.adapter === undefined) {
     throw new Error(`--adapter generic-json or content-hub is needed for the JSON files: ${recordPaths.slice(0, 3).join(', ')}`);
   }
   // The service must have each adapter the upload uses.
   for (const needed of [...(recordPaths.length > 0 ? [settings.adapter!] : []), ...(documents.length > 0 ? ['files'] : [])]) {
     if (!adapters.some((adapter) => adapter.name === needed)) {
-      throw new Error(`The service at ${options.url} has no adapter ${needed}; it has ${adapters.map((adapter) => adapter.name).join(', ')}`);
+      throw new Error(`The service at ${service.url} has no adapter ${needed}; it has ${adapters.map((adapter) => adapter.name).join(', ')}`);
     }
   }
   const files: RecordFile[] = [];
@@ -524,15 +607,13 @@ export async function ingest(paths: string[], options: IngestCommandOptions): Pr
     if (error instanceof RecordFileError) throw new Error(`nothing was uploaded: ${error.message}`, { cause: error });
     throw error;
   }
-  if (found.leftOut.length > 0) {
-    process.stderr.write(`Left out ${found.leftOut.length} file${found.leftOut.length === 1 ? '' : 's'} of other types (${found.leftOut.slice(0, 3).join(', ')}${found.leftOut.length > 3 ? ', …' : ''})\n`);
-  }
+  if (leftOut.length > 0) process.stderr.write(`Left out ${fileCount(leftOut.length)} of types lore does not read: ${typeCounts(leftOut)} (each is named in the summary)\n`);
   const total = files.reduce((sum, file) => sum + file.count, 0) + documents.length;
   if (total === 0) {
-    process.stdout.write('No records to upload.\n');
-    return 0;
+    process.stdout.write([...namedLeftOutHeadline(leftOut), 'No records to upload.', ...leftOutList(leftOut), ''].join('\n'));
+    return leftOut.some((file) => file.named) ? 1 : 0;
   }
   const sources = files.length + documents.length;
-  process.stderr.write(`Uploading ${recordCount(total)} from ${sources} file${sources === 1 ? '' : 's'}\n`);
-  return new Upload(client, settings, files, packDocuments(documents), total).run();
+  process.stderr.write(`Uploading ${recordCount(total)} from ${fileCount(sources)}\n`);
+  return new Upload(client, settings, files, packDocuments(documents), total, leftOut).run();
 }

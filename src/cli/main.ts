@@ -1,5 +1,5 @@
-import { Command, Option } from 'commander';
-import { ConfigError, loadConfig, loadDotEnv, type Config } from '../core/config.ts';
+import { Command } from 'commander';
+import { ConfigError, loadClientConfig, loadConfig, loadDotEnv, type Config } from '../core/config.ts';
 import { migrate } from '../core/db/migrate.ts';
 import { openDb } from '../core/db/open.ts';
 import type { Db } from '../core/db/db.ts';
@@ -142,14 +142,16 @@ program
   .argument('<paths...>', 'JSON files (an adapter payload or an array of records), JSON Lines files (.jsonl, .ndjson) of one record per line, documents, or directories (searched recursively)')
   .requiredOption('--kb <id>', 'the knowledge base to ingest into')
   .option('--adapter <name>', 'the JSON files\' format: generic-json or content-hub (documents go to the files adapter); files sends JSON files as documents too')
-  .addOption(new Option('--url <base>', 'the service\'s base URL').env('LORE_URL').default('http://127.0.0.1:3000'))
-  .addOption(new Option('--token <token>', 'a bearer token with data-ingestion:read and data-ingestion:write').env('LORE_TOKEN'))
-  .addOption(new Option('--client-id <id>', 'an access-token client to obtain tokens with, instead of --token').env('LORE_CLIENT_ID'))
-  .addOption(new Option('--client-secret <secret>', 'the secret of --client-id').env('LORE_CLIENT_SECRET'))
+  .option('--url <base>', 'the service\'s base URL (or LORE_URL; default: http://HOST:PORT of the server\'s configuration, http://127.0.0.1:3000)')
+  .option('--token <token>', 'a bearer token with data-ingestion:read and data-ingestion:write (or LORE_TOKEN)')
+  .option('--client-id <id>', 'an access-token client to obtain tokens with, instead of --token (or LORE_CLIENT_ID)')
+  .option('--client-secret <secret>', 'the secret of --client-id (or LORE_CLIENT_SECRET)')
   .option('--records-per-job <n>', 'records per job at most (the spec advises 100 to 500); jobs also stay under 1 MB', '500')
   .option('--concurrency <n>', 'jobs in flight at once', '2')
   .action(async (files: string[], options: IngestCommandOptions) => {
-    process.exitCode = await ingest(files, options);
+    // The server's own configuration, .env included, says where it listens.
+    loadDotEnv();
+    process.exitCode = await ingest(files, options, loadClientConfig());
   });
 
 const admin = program.command('admin').description('Platform administration, without the HTTP API');

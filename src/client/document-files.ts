@@ -9,8 +9,11 @@ import { detectFormat } from '../features/ingestion/adapters/files/detect-format
 /** A document to upload: where it is, the name it is sent under (its record id), and its size. */
 export type DocumentFile = { path: string; name: string; size: number };
 
-/** What the paths of an upload hold: record files (JSON, JSON Lines), documents, and files of other types left out of directories. */
-export type UploadPaths = { recordFiles: string[]; documents: DocumentFile[]; leftOut: string[] };
+/** A file of a type the files adapter does not read: its detected type, and whether it was named (rather than found in a directory). */
+export type LeftOutFile = { path: string; type: string; named: boolean };
+
+/** What the paths of an upload hold: record files (JSON, JSON Lines), documents, and the files left out. */
+export type UploadPaths = { recordFiles: string[]; documents: DocumentFile[]; leftOut: LeftOutFile[] };
 
 const recordFileExtensions = /\.(json|jsonl|ndjson)$/i;
 // Enough of a file for its type: magic bytes, a DOCX's first ZIP entries, the start of a text.
@@ -43,33 +46,33 @@ async function* walk(directory: string): AsyncGenerator<string> {
 }
 
 /**
- * Sorts the paths of an upload (`jsonAsDocuments`: JSON files are documents too). A named file is a record file by its extension (.json, .jsonl,
- * .ndjson) and a document otherwise, whatever its type (the service reports one it cannot read).
- * A directory is walked recursively: its record files and the documents of a type the files
- * adapter reads (detected by content) are taken, other files are left out. A document found in
- * directory `d` is named by its path relative to `d` (`guides/setup.md`), a named one by its base
- * name, so record ids do not depend on the directory the command runs in.
+ * Sorts the paths of an upload (`jsonAsDocuments`: JSON files are documents too). A file is a
+ * record file by its extension (.json, .jsonl, .ndjson); any other is a document when the files
+ * adapter reads its type (detected by content, as the service does), and is left out otherwise,
+ * with that type. A directory is walked recursively. A document found in directory `d` is named
+ * by its path relative to `d` (`guides/setup.md`), a named one by its base name, so record ids do
+ * not depend on the directory the command runs in.
  */
 export async function findUploadPaths(paths: string[], options: { jsonAsDocuments?: boolean } = {}): Promise<UploadPaths> {
   const found: UploadPaths = { recordFiles: [], documents: [], leftOut: [] };
   const isRecordFile = (path: string) => !options.jsonAsDocuments && recordFileExtensions.test(path);
+  const sort = async (path: string, name: string, named: boolean) => {
+    if (isRecordFile(path)) {
+      found.recordFiles.push(path);
+      return;
+    }
+    const head = await readHead(path);
+    const { format, mediaType } = await detectFormat(name, head);
+    // Worded as the service words a type it cannot name ("Unsupported file type (binary data of an unknown type)").
+    if (format === null) found.leftOut.push({ path, type: mediaType ?? (head.length === 0 ? 'an empty file' : 'binary data of an unknown type'), named });
+    else found.documents.push({ path, name, size: (await stat(path)).size });
+  };
   for (const path of paths) {
-    const info = await stat(path);
-    if (!info.isDirectory()) {
-      if (isRecordFile(path)) found.recordFiles.push(path);
-      else found.documents.push({ path, name: basename(path), size: info.size });
+    if (!(await stat(path)).isDirectory()) {
+      await sort(path, basename(path), true);
       continue;
     }
-    for await (const file of walk(path)) {
-      if (isRecordFile(file)) {
-        found.recordFiles.push(file);
-        continue;
-      }
-      const name = relative(path, file).split(sep).join('/');
-      const { format } = await detectFormat(name, await readHead(file));
-      if (format === null) found.leftOut.push(file);
-      else found.documents.push({ path: file, name, size: (await stat(file)).size });
-    }
+    for await (const file of walk(path)) await sort(file, relative(path, file).split(sep).join('/'), false);
   }
   return found;
 }

@@ -55,9 +55,12 @@ export class LoreApiError extends Error {
 
 /** The service could not be reached (after the retries), or did not answer in time. */
 export class LoreConnectionError extends Error {
-  constructor(message: string, options: { cause: unknown }) {
-    super(message, options);
+  /** Why, without the request: `ECONNREFUSED`, `no answer within 120000 ms`. */
+  readonly reason: string;
+  constructor(request: string, options: { cause: unknown; reason: string }) {
+    super(`${request} failed: ${options.reason}`, options);
     this.name = 'LoreConnectionError';
+    this.reason = options.reason;
   }
 }
 
@@ -254,7 +257,7 @@ export class LoreClient {
           await sleep(this.backoffMs(attempt));
           continue;
         }
-        throw new LoreConnectionError(`${method} ${url.origin}${path} failed: ${networkReason(error, this.timeoutMs)}`, { cause: error });
+        throw new LoreConnectionError(`${method} ${url.origin}${path}`, { cause: error, reason: networkReason(error, this.timeoutMs) });
       }
       if (response.ok) return response;
       // A client-credentials token may expire early by the service's clock: one fresh token, one more try.

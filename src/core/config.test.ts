@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadClientConfig, loadConfig, type Config } from './config.ts';
 
 const validSecret = 'a-token-secret-of-at-least-32-characters';
 
@@ -164,5 +164,44 @@ describe('loadConfig', () => {
       const config = loadConfig(format ? { LOG_FORMAT: format } : {}, isTerminal);
       assert.equal(config.logFormat, expected, `LOG_FORMAT=${format ?? '(unset)'} with isTerminal=${isTerminal}`);
     }
+  });
+});
+
+describe('loadClientConfig (lore ingest)', () => {
+  const cases: Array<{ environment: Record<string, string>; serviceUrl: string | undefined; from: string }> = [
+    { environment: {}, serviceUrl: 'http://127.0.0.1:3000', from: 'the default' },
+    { environment: { PORT: '8080' }, serviceUrl: 'http://127.0.0.1:8080', from: 'HOST and PORT' },
+    { environment: { HOST: '0.0.0.0', PORT: '8080' }, serviceUrl: 'http://127.0.0.1:8080', from: 'HOST and PORT' },
+    { environment: { HOST: 'lore.internal' }, serviceUrl: 'http://lore.internal:3000', from: 'HOST and PORT' },
+    { environment: { HOST: '::' }, serviceUrl: 'http://[::1]:3000', from: 'HOST and PORT' },
+    { environment: { HOST: 'fd00::7', PORT: '81' }, serviceUrl: 'http://[fd00::7]:81', from: 'HOST and PORT' },
+    { environment: { HOST: '', PORT: '' }, serviceUrl: 'http://127.0.0.1:3000', from: 'the default' },
+    { environment: { LORE_URL: 'https://lore.example.com/', HOST: '0.0.0.0', PORT: '8080' }, serviceUrl: 'https://lore.example.com', from: 'LORE_URL' },
+    { environment: { LORE_URL: 'http://10.0.0.5:3000/lore' }, serviceUrl: 'http://10.0.0.5:3000/lore', from: 'LORE_URL' },
+    // PORT=0 lets the server take any free port: only the server knows which.
+    { environment: { PORT: '0' }, serviceUrl: undefined, from: 'HOST and PORT' },
+  ];
+  for (const { environment, serviceUrl, from } of cases) {
+    test(`${JSON.stringify(environment)} calls ${serviceUrl} (${from})`, () => {
+      const config = loadClientConfig(environment);
+      assert.deepEqual([config.serviceUrl, config.serviceUrlFrom], [serviceUrl, from]);
+      assert.ok(Object.isFrozen(config));
+    });
+  }
+
+  test('the credentials come from LORE_TOKEN, LORE_CLIENT_ID and LORE_CLIENT_SECRET', () => {
+    const config = loadClientConfig({ LORE_TOKEN: 'a.b.c', LORE_CLIENT_ID: 'lore_1', LORE_CLIENT_SECRET: 'shh' });
+    assert.deepEqual([config.token, config.clientId, config.clientSecret], ['a.b.c', 'lore_1', 'shh']);
+  });
+
+  test('a bad LORE_URL or PORT is refused, naming it; a bad server-only variable is not lore ingest\'s business', () => {
+    assert.throws(
+      () => loadClientConfig({ LORE_URL: 'localhost:3000', PORT: 'abc', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' }),
+      (error: unknown) => error instanceof ConfigError && error.problems.map((problem) => problem.split(':', 1)[0]).sort().join() === 'LORE_URL,PORT',
+    );
+    assert.throws(() => loadClientConfig({ LORE_TOKEN: '', LORE_URL: 'ftp://lore.example.com' }), {
+      message: 'Invalid configuration:\n  - LORE_URL: must match pattern "^https?://" (got "ftp://lore.example.com")',
+    });
+    assert.doesNotThrow(() => loadClientConfig({ DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' }));
   });
 });

@@ -1,5 +1,5 @@
 import proxyAddr from '@fastify/proxy-addr';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import dotenv from 'dotenv';
 import { availableParallelism } from 'node:os';
@@ -88,6 +88,20 @@ const EnvSchema = Type.Object({
 
 type Env = Static<typeof EnvSchema>;
 
+/** What `lore ingest` reads: where the service is (its own LORE_URL, else the server's HOST and PORT) and how to sign in. */
+const ClientEnvSchema = Type.Object({
+  LORE_URL: Type.Optional(
+    Type.String({ format: 'uri', pattern: '^https?://', description: 'The service `lore ingest` calls; default: http://HOST:PORT of the server\'s own variables.' }),
+  ),
+  LORE_TOKEN: Type.Optional(Type.String({ minLength: 1, description: 'A bearer token for `lore ingest`.' })),
+  LORE_CLIENT_ID: Type.Optional(Type.String({ minLength: 1, description: 'An access-token client `lore ingest` obtains tokens with.' })),
+  LORE_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: 'The secret of LORE_CLIENT_ID.' })),
+  HOST: EnvSchema.properties.HOST,
+  PORT: EnvSchema.properties.PORT,
+});
+
+type ClientEnv = Static<typeof ClientEnvSchema>;
+
 export type Config = Readonly<{
   port: number;
   host: string;
@@ -125,6 +139,17 @@ export type Config = Readonly<{
   jsonBodyLimitBytes: number;
   multipartLimitBytes: number;
   webhooks: Readonly<{ allowHttp: boolean; allowPrivateTargets: boolean; retryScheduleMs: readonly number[]; timeoutMs: number }>;
+}>;
+
+/** The configuration of `lore ingest`, a client of the service. */
+export type ClientConfig = Readonly<{
+  /** The service's base URL, without a trailing slash; undefined with PORT=0, a port only the server knows. */
+  serviceUrl: string | undefined;
+  /** Which setting gave `serviceUrl`, for messages. */
+  serviceUrlFrom: 'LORE_URL' | 'HOST and PORT' | 'the default';
+  token: string | undefined;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
 }>;
 
 /** Thrown when the environment is invalid; the message names every bad variable. */
@@ -176,12 +201,34 @@ function parseDurations(list: string): number[] {
   });
 }
 
-const secretVariables = new Set(['ADMIN_API_KEY', 'TOKEN_SECRET', 'OPENAI_API_KEY', 'DATABASE_URL', 'REDIS_URL']);
+const secretVariables = new Set(['ADMIN_API_KEY', 'TOKEN_SECRET', 'OPENAI_API_KEY', 'DATABASE_URL', 'REDIS_URL', 'LORE_TOKEN', 'LORE_CLIENT_SECRET']);
 
 const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
 addFormats.default(ajv);
 const validateEnv = ajv.compile<Env>(EnvSchema);
-const names = Object.keys(EnvSchema.properties);
+const validateClientEnv = ajv.compile<ClientEnv>(ClientEnvSchema);
+
+/** The variables of a schema that are set (an empty one is not), and every problem the schema finds in them, defaults filled in. */
+function readVariables(schema: typeof EnvSchema | typeof ClientEnvSchema, validate: ValidateFunction, environment: Record<string, string | undefined>) {
+  const env: Record<string, unknown> = {};
+  for (const name of Object.keys(schema.properties)) {
+    const value = environment[name];
+    // An empty variable means "not set", as in most deployment tooling.
+    if (value !== undefined && value !== '') env[name] = value;
+  }
+  const set = new Set(Object.keys(env));
+  const problems: string[] = [];
+  if (!validate(env)) {
+    for (const error of validate.errors ?? []) {
+      const name = error.instancePath.replace(/^\//, '') || String(error.params.missingProperty ?? '');
+      // Secrets, and URLs that may carry a password, are never echoed into logs.
+      const got = name in env && !secretVariables.has(name) ? ` (got ${JSON.stringify(env[name])})` : '';
+      const allowed = error.keyword === 'enum' ? `: ${(error.params.allowedValues as string[]).join(', ')}` : '';
+      problems.push(`${name}: ${error.message ?? 'is invalid'}${allowed}${got}`);
+    }
+  }
+  return { env, set, problems };
+}
 
 /** Reads `.env` (when present) into `process.env` without overriding variables already set. */
 export function loadDotEnv(path = '.env'): void {
@@ -190,22 +237,7 @@ export function loadDotEnv(path = '.env'): void {
 
 /** Builds the frozen configuration from an environment, reporting every bad variable at once. */
 export function loadConfig(environment: Record<string, string | undefined> = process.env, isTerminal = Boolean(process.stdout.isTTY)): Config {
-  const env: Record<string, unknown> = {};
-  for (const name of names) {
-    const value = environment[name];
-    // An empty variable means "not set", as in most deployment tooling.
-    if (value !== undefined && value !== '') env[name] = value;
-  }
-  const problems: string[] = [];
-  if (!validateEnv(env)) {
-    for (const error of validateEnv.errors ?? []) {
-      const name = error.instancePath.replace(/^\//, '') || String(error.params.missingProperty ?? '');
-      // Secrets, and URLs that may carry a password, are never echoed into logs.
-      const got = name in env && !secretVariables.has(name) ? ` (got ${JSON.stringify(env[name])})` : '';
-      const allowed = error.keyword === 'enum' ? `: ${(error.params.allowedValues as string[]).join(', ')}` : '';
-      problems.push(`${name}: ${error.message ?? 'is invalid'}${allowed}${got}`);
-    }
-  }
+  const { env, problems } = readVariables(EnvSchema, validateEnv, environment);
   // Rules across variables are checked even when single variables are bad: every problem at once.
   if (env.DATABASE_URL && !env.TOKEN_SECRET) {
     problems.push('TOKEN_SECRET: is required with DATABASE_URL, because every API process must sign tokens with the same secret');
@@ -264,6 +296,31 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       timeoutMs: valid.WEBHOOKS_TIMEOUT_MS,
     }),
   } as Config);
+}
+
+/** The address to call for a server listening on `host`: a wildcard address (0.0.0.0, ::) is not one to connect to, so its loopback is. */
+function connectableHost(host: string): string {
+  const loopback = host === '0.0.0.0' ? '127.0.0.1' : host === '::' || host === '[::]' ? '::1' : host;
+  return loopback.includes(':') && !loopback.startsWith('[') ? `[${loopback}]` : loopback;
+}
+
+/**
+ * Builds the frozen configuration of `lore ingest` from an environment. Only its own variables
+ * and HOST and PORT are read and checked: a bad server variable (say DATABASE_URL) is not its
+ * business. The service is LORE_URL, else the server's HOST and PORT, else the default.
+ */
+export function loadClientConfig(environment: Record<string, string | undefined> = process.env): ClientConfig {
+  const { env, set, problems } = readVariables(ClientEnvSchema, validateClientEnv, environment);
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  const valid = env as ClientEnv;
+  const fromServer = set.has('HOST') || set.has('PORT');
+  return Object.freeze({
+    serviceUrl: valid.LORE_URL?.replace(/\/+$/, '') ?? (valid.PORT === 0 ? undefined : `http://${connectableHost(valid.HOST)}:${valid.PORT}`),
+    serviceUrlFrom: valid.LORE_URL !== undefined ? 'LORE_URL' : fromServer ? 'HOST and PORT' : 'the default',
+    token: valid.LORE_TOKEN,
+    clientId: valid.LORE_CLIENT_ID,
+    clientSecret: valid.LORE_CLIENT_SECRET,
+  } as ClientConfig);
 }
 
 /** The documented variables, for `lore config` style listings and the README table. */

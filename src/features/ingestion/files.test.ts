@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertError } from '../../../test/assert-error.ts';
-import { docxDocument, encryptedPdf, pdfDocument, pngBytes, scannedPdf } from '../../../test/document-fixtures.ts';
+import { docxDocument, encryptedPdf, pdfDocument, pngBytes, scannedPdf, xhtmlPage } from '../../../test/document-fixtures.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, waitForJob } from '../../../test/ingestion.ts';
 
@@ -182,6 +182,44 @@ describe(`files adapter (${engine})`, () => {
     assert.equal(source.url, 'https://docs.example/glacier.pdf#page=2');
     assert.deepEqual(source.metadata, { page: 2 });
     assert.equal(answer.body.sources.find((candidate: any) => candidate.title !== 'Glacier Handbook')?.metadata, undefined);
+  });
+
+  test('an XHTML page (an XML prolog, the XHTML doctype and namespace, as AsciiDoc writes git\'s manual pages) becomes an entry with its text; other XML fails', async () => {
+    const page = xhtmlPage({
+      title: 'git-tag(1)',
+      paragraphs: ['Add a tag reference in <code>refs/tags/</code>, unless <code>-d/-l/-v</code> is given to delete, list or verify tags.', 'Unless <code>-f</code> is given, the named tag must not yet exist.'],
+    });
+    const feed = '<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>Release notes</title></channel></rss>\n';
+    const job = await ingestFiles([
+      { name: 'git-tag.html', bytes: page },
+      { name: 'feed.xml', bytes: feed },
+    ]);
+    assert.deepEqual(
+      job.data.results.map((result: any) => [result.sourceId, result.status, result.action ?? result.error]),
+      [
+        ['git-tag.html', 'success', 'created'],
+        ['feed.xml', 'failed', 'Unsupported file type (application/xml): lore reads PDF, DOCX, HTML, Markdown and plain text.'],
+      ],
+    );
+    const gitTag = await entry(job.data.results[0].entryId);
+    assert.equal(gitTag.title, 'git-tag(1)');
+    assert.deepEqual(gitTag.metadata, { format: 'html' });
+    assert.match(gitTag.content, /^# git-tag\(1\) Manual Page$/m);
+    assert.match(gitTag.content, /^Add a tag reference in `refs\/tags\/`, unless `-d\/-l\/-v` is given to delete, list or verify tags\.$/m);
+    assert.match(gitTag.content, /^Unless `-f` is given, the named tag must not yet exist\.$/m);
+    assert.doesNotMatch(gitTag.content, /<\?xml|DOCTYPE|xhtml11\.dtd/);
+
+    const withPayload = await server.request('GET', `${JOBS}/${job.id}?includePayload=true`, { token });
+    assert.deepEqual(
+      withPayload.body.payload.files.map((file: any) => [file.name, file.format, file.mediaType]),
+      [
+        ['git-tag.html', 'html', 'application/xhtml+xml'],
+        ['feed.xml', null, 'application/xml'],
+      ],
+    );
+    const retrieved = await server.request('POST', `/api/v2/knowledge-bases/${knowledgeBaseId}/retrieve`, { token, body: { query: 'delete, list or verify tags', topK: 1 } });
+    assert.equal(retrieved.status, 200, retrieved.text);
+    assert.equal(retrieved.body.results[0].recordId, 'git-tag.html');
   });
 
   test('a scan, an encrypted PDF, a damaged DOCX, a PNG, a ZIP and an empty file each fail with their reason; the job completes', async () => {

@@ -37,7 +37,14 @@ export async function firstStart(context: AppContext): Promise<FirstStart | unde
   };
 }
 
-/** The first-start block: the ids, the credentials (shown this once) and curl lines to paste. */
+/**
+ * The block's example question: one that samples/debian-docs.json answers, and whose answer's
+ * first sentence is the answer (test/first-start.test.ts asks it). "What is lore?", the question
+ * it replaced, got the fallback: the sample does not mention lore.
+ */
+const sampleQuestion = 'How do I build Redis with TLS support?';
+
+/** The first-start block: the ids, the credentials (shown this once) and the commands to paste: load the sample, get a token, ask. */
 export function firstStartBlock(created: FirstStart, baseUrl: string): string {
   return [
     '',
@@ -53,9 +60,14 @@ export function firstStartBlock(created: FirstStart, baseUrl: string): string {
     `  curl -s ${baseUrl}/v2/auth/access-tokens -d grant_type=client_credentials \\`,
     `    -d client_id=${created.clientId} -d client_secret=${created.clientSecret}`,
     '',
-    'Ask the default experience a question (after ingesting content into the knowledge base):',
+    'Load the sample into the default knowledge base (31 sections of the READMEs of Redis and',
+    'postgresql-common that Debian ships; run it in the repository):',
+    `  npx lore ingest samples/debian-docs.json --kb ${created.knowledgeBaseId} --adapter generic-json \\`,
+    `    --url ${baseUrl} --client-id ${created.clientId} --client-secret ${created.clientSecret}`,
+    '',
+    'Then ask the default experience a question the sample answers:',
     `  curl -s ${baseUrl}/api/v2/query -H 'content-type: application/json' \\`,
-    `    -d '{"experienceId":"${created.experienceId}","text":"What is lore?"}'`,
+    `    -d '{"experienceId":"${created.experienceId}","text":"${sampleQuestion}"}'`,
     '',
     `Open in a browser (${baseUrl}/ links them too):`,
     ...homeLinks.map((link) => `  ${`${baseUrl}${link.path}`.padEnd(baseUrl.length + 10)} ${link.name}`),

@@ -1,4 +1,5 @@
 import { fileTypeFromBuffer } from 'file-type';
+import sax, { type QualifiedTag } from 'sax';
 
 /** The document formats the files adapter extracts text from. */
 export type FileFormat = 'pdf' | 'docx' | 'html' | 'markdown' | 'text';
@@ -26,11 +27,18 @@ const markdownSyntax = /^(?:#{1,6}\s+\S|```|~~~|[-*+]\s+\S|\d+[.)]\s+\S|>\s|\|.*
 /**
  * The format of an uploaded file, by its content: PDF and DOCX by their magic bytes (a ZIP named
  * `.docx` is read as DOCX, so that a damaged one fails as a corrupt document rather than as an
- * unknown type), other binaries are unsupported; text is HTML, Markdown or plain text, the file
- * name's extension deciding only between those three.
+ * unknown type), other binaries are unsupported; XML is HTML when its root element is XHTML's
+ * `html`, unsupported otherwise; text is HTML, Markdown or plain text, the file name's extension
+ * deciding only between those three.
  */
 export async function detectFormat(name: string, bytes: Buffer): Promise<Detected> {
   const type = await fileTypeFromBuffer(bytes);
+  // file-type answers application/xml for any `<?xml ` prolog, and AsciiDoc, DocBook and other
+  // generators start XHTML pages with one: 205 of the 206 pages of Debian's git-doc.
+  if (type?.mime === 'application/xml') {
+    const xhtml = isXhtml(decodeText(bytes.subarray(0, TEXT_PROBE_BYTES)));
+    return xhtml ? { format: 'html', mediaType: 'application/xhtml+xml' } : { format: null, mediaType: type.mime };
+  }
   if (type) {
     const format = binaryFormats[type.mime] ?? (type.mime === 'application/zip' && /\.docx$/i.test(name) ? 'docx' : null);
     return { format, mediaType: format === 'docx' ? DOCX : type.mime };
@@ -41,6 +49,35 @@ export async function detectFormat(name: string, bytes: Buffer): Promise<Detecte
   if (markdownExtensions.test(name)) return { format: 'markdown', mediaType: 'text/markdown' };
   if (textExtensions.test(name)) return { format: 'text', mediaType: 'text/plain' };
   return markdownSyntax.test(head) ? { format: 'markdown', mediaType: 'text/markdown' } : { format: 'text', mediaType: 'text/plain' };
+}
+
+const XHTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
+// Thrown out of the parser's callbacks: the root element, or an error before it, ends the parse.
+const endOfProlog = Symbol('end of prolog');
+
+/** The root element of an XML text, after its prolog, comments, processing instructions and doctype; undefined if the text is not well-formed up to it. */
+function xmlRootElement(text: string): QualifiedTag | undefined {
+  const parser = sax.parser(true, { xmlns: true });
+  let root: QualifiedTag | undefined;
+  parser.onopentag = (tag) => {
+    root = tag as QualifiedTag;
+    throw endOfProlog;
+  };
+  parser.onerror = () => {
+    throw endOfProlog;
+  };
+  try {
+    parser.write(text);
+  } catch (error) {
+    if (error !== endOfProlog) throw error;
+  }
+  return root;
+}
+
+/** Whether an XML text is an XHTML page: its root an `html` element in the XHTML namespace or in none. What follows the root's start tag may be any HTML. */
+function isXhtml(text: string): boolean {
+  const root = xmlRootElement(text);
+  return root?.local === 'html' && (root.uri === '' || root.uri === XHTML_NAMESPACE);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
