@@ -1,5 +1,5 @@
 /** Helpers for tests that submit ingestion jobs and wait for them. */
-import type { Answer, TestServer } from './harness.ts';
+import type { Answer, TestServer } from './test-server.ts';
 
 export type GenericRecord = {
   id: string;

@@ -2,8 +2,8 @@
 import type { TestBrowser } from './browser.ts';
 import { launchBrowser } from './browser.ts';
 import { fakeChatEnv, fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from './fake-openai.ts';
-import { startTestServer, type TestServer } from './harness.ts';
 import { createKnowledgeBase, ingest, type GenericRecord } from './ingestion.ts';
+import type { TestServer } from './test-server.ts';
 
 export type WidgetService = {
   /** Answers the questions: a test scripts them in `fake.chat.replies`. */
@@ -19,9 +19,14 @@ export type WidgetService = {
 /**
  * A lore service whose answers come from the fake OpenAI-compatible server, a knowledge base
  * holding `records`, an experience over it with the fields of `experience` (name, actions,
- * settings…), and Chromium. Whatever started is closed again if a later step fails.
+ * settings…), and Chromium, on a server of `startServer` (harness.ts's on the run's engine, or
+ * test-server.ts's embedded one). Whatever started is closed again if a later step fails.
  */
-export async function startWidgetService(records: GenericRecord[], experience: Record<string, unknown>): Promise<WidgetService> {
+export async function startWidgetService(
+  records: GenericRecord[],
+  experience: Record<string, unknown>,
+  startServer: (overrides: Record<string, string>) => Promise<TestServer>,
+): Promise<WidgetService> {
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
     for (const closer of closers.reverse()) await closer();
@@ -29,7 +34,7 @@ export async function startWidgetService(records: GenericRecord[], experience: R
   try {
     const fake = await startFakeOpenAi();
     closers.push(() => fake.close());
-    const server = await startTestServer({ ...fakeEmbeddingsEnv(fake), ...fakeChatEnv(fake, 10_000) });
+    const server = await startServer({ ...fakeEmbeddingsEnv(fake), ...fakeChatEnv(fake, 10_000) });
     closers.push(() => server.close());
     const { token } = await server.tenant();
     const knowledgeBaseId = await createKnowledgeBase(server, token);

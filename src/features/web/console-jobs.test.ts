@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { formatRemaining } from '../../../web/console/jobs.tsx';
 import { assertFits, startConsoleSession, viewports, waitForText, WAIT_MS, type ConsoleSession } from '../../../test/console-page.ts';
-import { engine } from '../../../test/harness.ts';
+import { engine, startTestServer } from '../../../test/harness.ts';
 import { ingest, markdownDocument, submit, waitForJob } from '../../../test/ingestion.ts';
 
 const JOBS = '/api/v2/data-ingestion/jobs';
@@ -59,7 +59,7 @@ describe(`console jobs and entries in Chromium (${engine})`, () => {
   let session: ConsoleSession;
 
   before(async () => {
-    session = await startConsoleSession('console-jobs');
+    session = await startConsoleSession('console-jobs', startTestServer);
   });
   after(() => session?.close());
 

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { TestBrowser } from '../../../test/browser.ts';
 import type { FakeOpenAi } from '../../../test/fake-openai.ts';
-import type { TestServer } from '../../../test/harness.ts';
+import { startTestServer, type TestServer } from '../../../test/harness.ts';
 import { startWidgetService, type WidgetService } from '../../../test/widget-service.ts';
 
 const SIZES = [
@@ -65,7 +65,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => tracker.listen(0, '127.0.0.1', resolve));
   trackerUrl = `http://127.0.0.1:${(tracker.address() as { port: number }).port}`;
-  service = await startWidgetService(records, { name: 'parcels', settings: { llmProvider: 'openai', minScore: 0 }, actions });
+  service = await startWidgetService(records, { name: 'parcels', settings: { llmProvider: 'openai', minScore: 0 }, actions }, startTestServer);
   ({ fake, server, browser, experienceId } = service);
 });
 
