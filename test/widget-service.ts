@@ -1,4 +1,5 @@
 /** The service and browser behind the widget's browser tests, set up once per test file. */
+import type { BrowserContext, Page } from 'playwright-core';
 import type { TestBrowser } from './browser.ts';
 import { launchBrowser } from './browser.ts';
 import { fakeChatEnv, fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from './fake-openai.ts';
@@ -49,4 +50,22 @@ export async function startWidgetService(
     await close();
     throw error;
   }
+}
+
+/** A fresh visitor of `service`'s experience at one size, with the demo page open and the panel open. */
+export async function openWidget(service: WidgetService, viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await service.browser.browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+  const page = await context.newPage();
+  await page.goto(`${service.server.url}/demo?experienceId=${service.experienceId}`);
+  await page.locator('lore-chat .launcher').click();
+  await page.getByRole('dialog', { name: 'Ask a question' }).waitFor();
+  return { context, page };
+}
+
+/** Sends a question and waits until its answer is complete (no longer aria-busy). */
+export async function askWidget(page: Page, text: string): Promise<void> {
+  const count = await page.locator('lore-chat article.assistant').count();
+  await page.getByRole('textbox', { name: 'Your question' }).fill(text);
+  await page.getByRole('textbox', { name: 'Your question' }).press('Enter');
+  await page.locator(`lore-chat article.assistant[aria-busy="false"] >> nth=${count}`).waitFor();
 }
