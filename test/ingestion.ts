@@ -22,6 +22,21 @@ export async function submit(server: TestServer, token: string, knowledgeBaseId:
   return answer.body.jobId;
 }
 
+/** A content-hub item; more than 100 keywords make it a failed record. */
+export function hubItem(id: string, topic: string, keywords = 1) {
+  return {
+    content: {
+      documentIdentifier: id,
+      parseImage: false,
+      deleted: false,
+      inlineContent: { textContent: { data: `&lt;h1&gt;${topic}&lt;/h1&gt;&lt;p&gt;How ${topic} works, step by step.&lt;/p&gt;` }, type: 'TEXT' },
+    },
+    metadata: {
+      inlineAttributes: [{ key: 'keywords', value: { stringValue: Array.from({ length: keywords }, (_, index) => `k${index}`).join(', '), type: 'STRING' } }],
+    },
+  };
+}
+
 /** Polls a job until `until` holds (default: a terminal status), failing after `timeoutMs`. */
 export async function waitForJob(
   server: TestServer,
