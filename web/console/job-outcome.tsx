@@ -22,14 +22,17 @@ export function outcomeClass(job: Job): string | undefined {
   return outcome && `outcome-${outcome}`;
 }
 
-/** The job's status, and the count of its failed records when there are any: "completed · 3 failed". */
+/**
+ * The job's status, and the count of its failed records when there are any: "completed · 3 records
+ * failed" (with the noun, so that a failed job's reads "failed · 2 records failed").
+ */
 export function JobStatusBadge({ job }: { job: Job }) {
   const { processed, successful, failed, skipped } = job.data.progress;
   const title = failed === 0 ? undefined : `${failed} of the ${processed} records processed failed${successful + skipped === 0 ? '; none was written' : ''}`;
   return (
     <span class={['badge', `badge-${job.status}`, outcomeClass(job)].filter(Boolean).join(' ')} title={title}>
       {job.status}
-      {failed > 0 ? ` · ${failed} failed` : ''}
+      {failed > 0 ? ` · ${failed} ${failed === 1 ? 'record' : 'records'} failed` : ''}
     </span>
   );
 }

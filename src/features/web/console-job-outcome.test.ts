@@ -87,9 +87,9 @@ describe('the console shows jobs with failed records in a warning or error colou
       // Green pill, the accent's bar.
       { name: 'no failures', id: clean.id, expected: { text: 'completed', oneLine: true, outcome: [], background: 'rgb(214, 242, 224)', bar: 'rgb(49, 86, 211)', counts: labelled(4, 0, 0) } },
       // Orange pill, --warn bar.
-      { name: 'a failed record', id: partial.id, expected: { text: 'completed · 1 failed', oneLine: true, outcome: ['outcome-warning'], background: 'rgb(255, 224, 194)', bar: 'rgb(166, 106, 0)', counts: labelled(2, 1, 0) } },
+      { name: 'a failed record', id: partial.id, expected: { text: 'completed · 1 record failed', oneLine: true, outcome: ['outcome-warning'], background: 'rgb(255, 224, 194)', bar: 'rgb(166, 106, 0)', counts: labelled(2, 1, 0) } },
       // Red pill (a failed job's), --bad bar.
-      { name: 'only failures', id: allFailed.id, expected: { text: 'completed · 3 failed', oneLine: true, outcome: ['outcome-error'], background: 'rgb(251, 220, 217)', bar: 'rgb(194, 54, 43)', counts: labelled(0, 3, 0) } },
+      { name: 'only failures', id: allFailed.id, expected: { text: 'completed · 3 records failed', oneLine: true, outcome: ['outcome-error'], background: 'rgb(251, 220, 217)', bar: 'rgb(194, 54, 43)', counts: labelled(0, 3, 0) } },
     );
   });
   after(() => session?.close());

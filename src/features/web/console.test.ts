@@ -142,7 +142,7 @@ describe(`operator console in Chromium (${engine})`, () => {
     assert.equal(job.data.adapterType, 'content-hub');
     assert.equal(job.data.progress.failed, 1);
     // Where the upload lands, the job says that a record failed.
-    await waitForText(row.locator('.badge.outcome-warning'), 'completed · 1 failed');
+    await waitForText(row.locator('.badge.outcome-warning'), 'completed · 1 record failed');
     await waitForText(row.locator('.counts'), `${job.data.progress.successful} succeeded · 1 failed · ${job.data.progress.skipped} skipped`);
 
     await row.getByRole('link', { name: 'Details' }).click();
