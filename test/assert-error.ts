@@ -1,7 +1,7 @@
 /** Assertions on the spec's error body `{statusCode, error, message, timestamp, path}`. */
 import assert from 'node:assert/strict';
 import { STATUS_CODES } from 'node:http';
-import type { Answer } from './harness.ts';
+import type { Answer } from './test-server.ts';
 
 /**
  * The status, the body's status code and name, its path (without `/api`), an ISO timestamp and a

@@ -1,5 +1,5 @@
 /** Helpers for tests that submit ingestion jobs and wait for them. */
-import type { Answer, TestServer } from './harness.ts';
+import type { Answer, TestServer } from './test-server.ts';
 
 export type GenericRecord = {
   id: string;
@@ -20,6 +20,21 @@ export async function submit(server: TestServer, token: string, knowledgeBaseId:
   });
   if (answer.status !== 202) throw new Error(`submit: ${answer.status} ${answer.text}`);
   return answer.body.jobId;
+}
+
+/** A content-hub item; more than 100 keywords make it a failed record. */
+export function hubItem(id: string, topic: string, keywords = 1) {
+  return {
+    content: {
+      documentIdentifier: id,
+      parseImage: false,
+      deleted: false,
+      inlineContent: { textContent: { data: `&lt;h1&gt;${topic}&lt;/h1&gt;&lt;p&gt;How ${topic} works, step by step.&lt;/p&gt;` }, type: 'TEXT' },
+    },
+    metadata: {
+      inlineAttributes: [{ key: 'keywords', value: { stringValue: Array.from({ length: keywords }, (_, index) => `k${index}`).join(', '), type: 'STRING' } }],
+    },
+  };
 }
 
 /** Polls a job until `until` holds (default: a terminal status), failing after `timeoutMs`. */

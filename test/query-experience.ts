@@ -1,5 +1,5 @@
 /** A workspace with a small ingested knowledge base and an experience over it, for query tests. */
-import type { Answer, TestServer } from './harness.ts';
+import type { Answer, TestServer } from './test-server.ts';
 import { createKnowledgeBase, ingest } from './ingestion.ts';
 
 /** Help articles of a made-up shop, shared by the query tests that need a few answers. */

@@ -1,9 +1,10 @@
 /** The service and browser behind the widget's browser tests, set up once per test file. */
+import type { BrowserContext, Page } from 'playwright-core';
 import type { TestBrowser } from './browser.ts';
 import { launchBrowser } from './browser.ts';
 import { fakeChatEnv, fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from './fake-openai.ts';
-import { startTestServer, type TestServer } from './harness.ts';
 import { createKnowledgeBase, ingest, type GenericRecord } from './ingestion.ts';
+import type { TestServer } from './test-server.ts';
 
 export type WidgetService = {
   /** Answers the questions: a test scripts them in `fake.chat.replies`. */
@@ -19,9 +20,14 @@ export type WidgetService = {
 /**
  * A lore service whose answers come from the fake OpenAI-compatible server, a knowledge base
  * holding `records`, an experience over it with the fields of `experience` (name, actions,
- * settings…), and Chromium. Whatever started is closed again if a later step fails.
+ * settings…), and Chromium, on a server of `startServer` (harness.ts's on the run's engine, or
+ * test-server.ts's embedded one). Whatever started is closed again if a later step fails.
  */
-export async function startWidgetService(records: GenericRecord[], experience: Record<string, unknown>): Promise<WidgetService> {
+export async function startWidgetService(
+  records: GenericRecord[],
+  experience: Record<string, unknown>,
+  startServer: (overrides: Record<string, string>) => Promise<TestServer>,
+): Promise<WidgetService> {
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
     for (const closer of closers.reverse()) await closer();
@@ -29,7 +35,7 @@ export async function startWidgetService(records: GenericRecord[], experience: R
   try {
     const fake = await startFakeOpenAi();
     closers.push(() => fake.close());
-    const server = await startTestServer({ ...fakeEmbeddingsEnv(fake), ...fakeChatEnv(fake, 10_000) });
+    const server = await startServer({ ...fakeEmbeddingsEnv(fake), ...fakeChatEnv(fake, 10_000) });
     closers.push(() => server.close());
     const { token } = await server.tenant();
     const knowledgeBaseId = await createKnowledgeBase(server, token);
@@ -44,4 +50,22 @@ export async function startWidgetService(records: GenericRecord[], experience: R
     await close();
     throw error;
   }
+}
+
+/** A fresh visitor of `service`'s experience at one size, with the demo page open and the panel open. */
+export async function openWidget(service: WidgetService, viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await service.browser.browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+  const page = await context.newPage();
+  await page.goto(`${service.server.url}/demo?experienceId=${service.experienceId}`);
+  await page.locator('lore-chat .launcher').click();
+  await page.getByRole('dialog', { name: 'Ask a question' }).waitFor();
+  return { context, page };
+}
+
+/** Sends a question and waits until its answer is complete (no longer aria-busy). */
+export async function askWidget(page: Page, text: string): Promise<void> {
+  const count = await page.locator('lore-chat article.assistant').count();
+  await page.getByRole('textbox', { name: 'Your question' }).fill(text);
+  await page.getByRole('textbox', { name: 'Your question' }).press('Enter');
+  await page.locator(`lore-chat article.assistant[aria-busy="false"] >> nth=${count}`).waitFor();
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { navigate, useAction, useData } from './hooks.ts';
+import { JobStatusBadge, outcomeClass, RecordCounts } from './job-outcome.tsx';
 import type { Job, JobStatus, RecordResult } from './types.ts';
 import { Cell, ConfirmButton, DetailPage, ErrorNotice, formatTime, PagedTable, ProgressBar, StatusBadge, Table, useApi, useNames } from './ui.tsx';
 
@@ -113,16 +114,6 @@ function JobActions({ job, onChanged }: { job: Job; onChanged: () => void }) {
   );
 }
 
-function Counts({ job }: { job: Job }) {
-  const { successful, failed, skipped } = job.data.progress;
-  return (
-    <span class="counts">
-      <span title="successful">✓ {successful}</span> <span title="failed" class={failed > 0 ? 'bad' : ''}>✗ {failed}</span>{' '}
-      <span title="skipped">↷ {skipped}</span>
-    </span>
-  );
-}
-
 /** "about 40 s left", "about 2 min left", "about 1 h 5 min left", "about 2 h left". */
 export function formatRemaining(seconds: number): string {
   if (seconds < 60) return `about ${Math.max(1, Math.round(seconds))} s left`;
@@ -149,7 +140,7 @@ function Remaining({ job }: { job: Job }) {
 function JobProgress({ job }: { job: Job }) {
   return (
     <>
-      <ProgressBar done={job.data.progress.processed} total={job.data.progress.total || job.data.recordCount} />
+      <ProgressBar done={job.data.progress.processed} total={job.data.progress.total || job.data.recordCount} class={outcomeClass(job)} />
       <Remaining job={job} />
     </>
   );
@@ -219,7 +210,7 @@ export function JobsView({ notice }: { notice?: string | undefined }) {
               </a>
             </Cell>
             <Cell label="Status">
-              <StatusBadge status={job.status} />
+              <JobStatusBadge job={job} />
             </Cell>
             <Cell label="Adapter">
               {job.data.adapterType}
@@ -230,7 +221,7 @@ export function JobsView({ notice }: { notice?: string | undefined }) {
               <JobProgress job={job} />
             </Cell>
             <Cell label="Records">
-              <Counts job={job} />
+              <RecordCounts job={job} />
             </Cell>
             <Cell label="Actions">
               <a class="button" href={`#/jobs/${job.id}`}>
@@ -305,7 +296,7 @@ export function JobView({ jobId }: { jobId: string }) {
           <dl class="facts">
             <dt>Status</dt>
             <dd>
-              <StatusBadge status={value.status} />
+              <JobStatusBadge job={value} />
             </dd>
             <dt>Adapter</dt>
             <dd>
@@ -324,7 +315,7 @@ export function JobView({ jobId }: { jobId: string }) {
             </dd>
             <dt>Progress</dt>
             <dd class="progress-cell">
-              <JobProgress job={value} /> <Counts job={value} />
+              <JobProgress job={value} /> <RecordCounts job={value} />
             </dd>
             {value.data.eta ? (
               <>

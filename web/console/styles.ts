@@ -31,17 +31,23 @@ table { width: 100%; border-collapse: collapse; background: var(--card); border:
 th, td { text-align: left; padding: 7px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 .actions { display: inline-flex; gap: 6px; flex-wrap: wrap; margin-left: 6px; }
+.actions button, .actions .button { white-space: nowrap; }
 .progress-cell { min-width: 200px; }
 .progress { display: flex; align-items: center; gap: 8px; min-width: 180px; }
 .progress-track { flex: 1; height: 8px; border-radius: 4px; background: var(--line); overflow: hidden; }
 .progress-fill { height: 100%; background: var(--accent); transition: width .4s ease; }
 .progress-text { font-size: 12px; color: var(--muted); white-space: nowrap; font-variant-numeric: tabular-nums; min-width: 9.5em; }
-.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; background: var(--line); }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; background: var(--line); white-space: nowrap; }
 .badge-completed, .badge-success, .badge-active, .badge-enabled, .badge-delivered { background: #d6f2e0; color: #135c32; }
 .badge-failed { background: #fbdcd9; color: #8c2119; }
 .badge-processing { background: #dbe4ff; color: #233f9c; }
 .badge-pending, .badge-skipped { background: #fdeccc; color: #7a4e00; }
 .badge-cancelled, .badge-deleted, .badge-disabled { background: #e4e7ec; color: #475467; }
+.badge.outcome-warning { background: #ffe0c2; color: #8a3a00; }
+.badge.outcome-error { background: #fbdcd9; color: #8c2119; }
+.progress.outcome-warning .progress-fill { background: var(--warn); }
+.progress.outcome-error .progress-fill { background: var(--bad); }
+.counts .count { white-space: nowrap; }
 .counts .bad { color: var(--bad); font-weight: 600; }
 .result-failed td { background: color-mix(in srgb, var(--bad) 8%, transparent); }
 .notice { padding: 10px 14px; border-radius: 8px; border: 1px solid var(--line); background: var(--card); margin: 10px 0; }
@@ -65,7 +71,7 @@ th { font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: v
 .file-list { list-style: none; padding: 0; margin: 12px 0 0; text-align: left; display: grid; gap: 6px; }
 .file-list li { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
 .file-name { flex: 1; min-width: 0; overflow-wrap: anywhere; }
-.file-names { display: block; font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }
+.file-names { display: block; font-size: 12px; color: var(--muted); overflow-wrap: anywhere; max-width: 24em; }
 .eta { display: block; font-size: 12px; color: var(--muted); }
 .webhook-form { display: grid; gap: 12px; max-width: 640px; }
 .webhook-form > label { display: grid; gap: 4px; }

@@ -182,11 +182,11 @@ export function DetailPage<T>({ kind, id, back, loaded, children }: { kind: stri
   );
 }
 
-/** How far a job is, as a bar screen readers announce (aria-valuenow in percent). */
-export function ProgressBar({ done, total }: { done: number; total: number }) {
+/** How far a job is, as a bar screen readers announce (aria-valuenow in percent), with a class of its own. */
+export function ProgressBar({ done, total, class: className }: { done: number; total: number; class?: string | undefined }) {
   const percent = total > 0 ? Math.floor((done / total) * 100) : 0;
   return (
-    <div class="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-label={`${done} of ${total} records`}>
+    <div class={className ? `progress ${className}` : 'progress'} role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-label={`${done} of ${total} records`}>
       <div class="progress-track">
         <div class="progress-fill" style={{ width: `${percent}%` }} />
       </div>

@@ -1,38 +1,19 @@
 /**
  * Answers are Markdown built from ingested content, which anyone who can feed a knowledge base
- * controls: they are parsed by marked and then sanitized by DOMPurify (no script, no event
- * handlers, no javascript: URLs, no remote media but the images of hosts the experience lists)
- * before they reach the page.
+ * controls: they are parsed by marked (answer-html.ts: only the allowed tags stay markup, the rest
+ * shows as text) and then sanitized by DOMPurify (no script, no event handlers, no javascript:
+ * URLs, no remote media but the images of hosts the experience lists) before they reach the page.
  */
 import DOMPurify from 'dompurify';
-import { Marked } from 'marked';
+import { ALLOWED_TAGS, answerHtml, MEDIA } from './answer-html.ts';
 import type { Source } from './api.ts';
 import { imageAllowed } from './image-hosts.ts';
 
-const marked = new Marked({ gfm: true, breaks: true, async: false });
-
-/**
- * The tags an answer may use: text, lists, code, quotes, tables and links. An allow-list rather
- * than DOMPurify's default, which keeps <img>, <svg>, <video>, <audio> and <picture>: anything that
- * loads from elsewhere would be fetched by every visitor's browser (a tracking pixel, a defaced
- * picture). Forms and styles could imitate the widget's own controls.
- */
-const ALLOWED_TAGS = [
-  '#text', 'a', 'abbr', 'b', 'blockquote', 'br', 'caption', 'code', 'dd', 'del', 'details', 'div', 'dl', 'dt', 'em',
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'ins', 'kbd', 'li', 'mark', 'ol', 'p', 'pre', 'q', 's', 'samp', 'small',
-  'span', 'strong', 'sub', 'summary', 'sup', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'u', 'ul', 'var',
-];
 // No style (CSS url() loads), no background (a legacy attribute that loads an image), no ids or
 // classes (they could collide with the widget's own).
 const ALLOWED_ATTR = ['href', 'title', 'start', 'reversed', 'value', 'colspan', 'rowspan', 'align', 'scope', 'lang', 'dir', 'open'];
 /** What an image of a listed host keeps (no srcset: its other URLs were not checked). */
 const IMAGE_ATTR = ['src', 'alt'];
-
-/** Elements that load remote media, and what a link to their URL is called when they have no alt text. */
-const MEDIA: Record<string, string> = {
-  img: 'image', picture: 'image', svg: 'image', image: 'image', video: 'video', audio: 'audio',
-  iframe: 'embedded page', frame: 'embedded page', object: 'embedded content', embed: 'embedded content',
-};
 
 // Answers get an instance of their own: its hooks must not touch an action's SVG icon.
 const purifier = DOMPurify(window);
@@ -77,8 +58,8 @@ purifier.addHook('uponSanitizeElement', (node, data) => {
   if (data.tagName === 'img') node.parentNode.removeChild(node);
 });
 
-const sanitizeOptions = { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false };
-const withImages = { ...sanitizeOptions, ALLOWED_TAGS: [...ALLOWED_TAGS, 'img'], ALLOWED_ATTR: [...ALLOWED_ATTR, ...IMAGE_ATTR] };
+const sanitizeOptions = { ALLOWED_TAGS: ['#text', ...ALLOWED_TAGS], ALLOWED_ATTR, ALLOW_DATA_ATTR: false };
+const withImages = { ...sanitizeOptions, ALLOWED_TAGS: [...sanitizeOptions.ALLOWED_TAGS, 'img'], ALLOWED_ATTR: [...ALLOWED_ATTR, ...IMAGE_ATTR] };
 
 /** The URL when it is an http(s) URL, else undefined (no javascript:, data: or relative links). */
 export function safeUrl(url: string | null | undefined): string | undefined {
@@ -111,7 +92,7 @@ function linkCitations(text: string, sources: Source[]): string {
 
 /** An answer's Markdown as sanitized HTML, with the https images of `hosts` shown (else links). */
 export function renderMarkdown(text: string, sources: Source[], hosts: readonly string[] = []): string {
-  const html = marked.parse(linkCitations(text, sources)) as string;
+  const html = answerHtml(linkCitations(text, sources));
   imageHosts = hosts;
   try {
     return purifier.sanitize(html, hosts.length > 0 ? withImages : sanitizeOptions);

@@ -9,8 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { formatRemaining } from '../../../web/console/jobs.tsx';
 import { assertFits, startConsoleSession, viewports, waitForText, WAIT_MS, type ConsoleSession } from '../../../test/console-page.ts';
-import { engine } from '../../../test/harness.ts';
-import { ingest, markdownDocument, submit, waitForJob } from '../../../test/ingestion.ts';
+import { engine, startTestServer } from '../../../test/harness.ts';
+import { hubItem, ingest, markdownDocument, submit, waitForJob } from '../../../test/ingestion.ts';
 
 const JOBS = '/api/v2/data-ingestion/jobs';
 
@@ -25,21 +25,6 @@ test('the time left reads in seconds, then minutes, then hours', () => {
     'about 1 h 5 min left',
   ]);
 });
-
-/** A content-hub item; more than 100 keywords make it a failed record. */
-function hubItem(id: string, topic: string, keywords = 1) {
-  return {
-    content: {
-      documentIdentifier: id,
-      parseImage: false,
-      deleted: false,
-      inlineContent: { textContent: { data: `&lt;h1&gt;${topic}&lt;/h1&gt;&lt;p&gt;How ${topic} works, step by step.&lt;/p&gt;` }, type: 'TEXT' },
-    },
-    metadata: {
-      inlineAttributes: [{ key: 'keywords', value: { stringValue: Array.from({ length: keywords }, (_, index) => `k${index}`).join(', '), type: 'STRING' } }],
-    },
-  };
-}
 
 /** The progress bar's percentage, once it is between `above` and 100 (exclusive). */
 async function percentAbove(page: Page, scope: string, above: number): Promise<number> {
@@ -59,7 +44,7 @@ describe(`console jobs and entries in Chromium (${engine})`, () => {
   let session: ConsoleSession;
 
   before(async () => {
-    session = await startConsoleSession('console-jobs');
+    session = await startConsoleSession('console-jobs', startTestServer);
   });
   after(() => session?.close());
 

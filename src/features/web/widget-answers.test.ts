@@ -8,10 +8,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import type { TestBrowser } from '../../../test/browser.ts';
 import type { FakeOpenAi } from '../../../test/fake-openai.ts';
-import type { TestServer } from '../../../test/harness.ts';
-import { startWidgetService, type WidgetService } from '../../../test/widget-service.ts';
+import { startTestServer } from '../../../test/harness.ts';
+import { askWidget, openWidget, startWidgetService, type WidgetService } from '../../../test/widget-service.ts';
 
 const SIZES = [
   { name: 'desktop', width: 1280, height: 800 },
@@ -54,9 +53,6 @@ let fake: FakeOpenAi;
 let tracker: Server;
 const trackerHits: string[] = [];
 let trackerUrl: string;
-let server: TestServer;
-let browser: TestBrowser;
-let experienceId: string;
 
 before(async () => {
   tracker = createServer((request, response) => {
@@ -65,8 +61,8 @@ before(async () => {
   });
   await new Promise<void>((resolve) => tracker.listen(0, '127.0.0.1', resolve));
   trackerUrl = `http://127.0.0.1:${(tracker.address() as { port: number }).port}`;
-  service = await startWidgetService(records, { name: 'parcels', settings: { llmProvider: 'openai', minScore: 0 }, actions });
-  ({ fake, server, browser, experienceId } = service);
+  service = await startWidgetService(records, { name: 'parcels', settings: { llmProvider: 'openai', minScore: 0 }, actions }, startTestServer);
+  ({ fake } = service);
 });
 
 after(async () => {
@@ -74,24 +70,6 @@ after(async () => {
   tracker?.closeAllConnections();
   await new Promise((resolve) => tracker?.close(resolve));
 });
-
-/** A fresh visitor at one size, with the demo page open and the panel open. */
-async function visitor(size: (typeof SIZES)[number]): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.browser.newContext({ viewport: { width: size.width, height: size.height } });
-  const page = await context.newPage();
-  await page.goto(`${server.url}/demo?experienceId=${experienceId}`);
-  await page.locator('lore-chat .launcher').click();
-  await page.getByRole('dialog', { name: 'Ask a question' }).waitFor();
-  return { context, page };
-}
-
-/** Sends a question and waits until its answer is complete (no longer aria-busy). */
-async function ask(page: Page, text: string): Promise<void> {
-  const count = await page.locator('lore-chat article.assistant').count();
-  await page.getByRole('textbox', { name: 'Your question' }).fill(text);
-  await page.getByRole('textbox', { name: 'Your question' }).press('Enter');
-  await page.locator(`lore-chat article.assistant[aria-busy="false"] >> nth=${count}`).waitFor();
-}
 
 type Box = { top: number; bottom: number };
 
@@ -124,7 +102,7 @@ for (const size of SIZES) {
     let context: BrowserContext;
     let page: Page;
     before(async () => {
-      ({ context, page } = await visitor(size));
+      ({ context, page } = await openWidget(service!, size));
     });
     after(async () => {
       await context?.close();
@@ -132,7 +110,7 @@ for (const size of SIZES) {
 
     test('an answer taller than the panel keeps its question and first line in view; a short one is followed to the end', async () => {
       fake.chat.replies = [{ answer: LONG_ANSWER }];
-      await ask(page, QUESTION);
+      await askWidget(page, QUESTION);
       const answer = page.locator('lore-chat article.assistant').last();
       assert.equal(await answer.getByRole('list', { name: 'Sources' }).getByRole('link').count(), 5, 'the answer lists five sources');
       assert.ok((await answer.locator('.actions button').count()) >= 3, 'the answer has several buttons');
@@ -143,7 +121,7 @@ for (const size of SIZES) {
       assert.ok(long.firstLine.top >= long.log.top && long.firstLine.top + 20 <= long.log.bottom, `the answer's first line is in view: ${JSON.stringify(long)}`);
 
       fake.chat.replies = [{ answer: 'Lockers keep a parcel for three days [1].' }];
-      await ask(page, 'How long does a parcel locker keep it?');
+      await askWidget(page, 'How long does a parcel locker keep it?');
       const short = await layout(page);
       assert.ok(short.atBottom, `a short answer is followed to the bottom: ${JSON.stringify(short)}`);
       assert.ok(short.question.top >= short.log.top - 1, `its question is in view: ${JSON.stringify(short)}`);
@@ -152,7 +130,7 @@ for (const size of SIZES) {
     test('only the cited sources are listed, once: no "Open …" button repeats one; follow-ups read as questions', async () => {
       const query = page.waitForResponse((response) => response.url().endsWith('/api/v2/query'));
       fake.chat.replies = [{ answer: 'Print the return label from your order page [1]. The tracking number follows the parcel.' }];
-      await ask(page, QUESTION);
+      await askWidget(page, QUESTION);
       // What the service sent: five sources, an "Open …" button for the cited one, follow-ups.
       const done = JSON.parse(/event: done\ndata: (.*)\n/.exec(await (await query).text())![1]!);
       assert.equal(done.sources.length, 5, JSON.stringify(done.sources));
@@ -183,7 +161,7 @@ for (const size of SIZES) {
     test('adjacent citations "[1][2]" and a citation before a colon are linked and listed, as the service counts them; a reference definition is not', async () => {
       const query = page.waitForResponse((response) => response.url().endsWith('/api/v2/query'));
       fake.chat.replies = [{ answer: 'Print the return label from your order page [1][2]. It comes in two forms [3]: a PDF and a QR code.\n\n[4]: https://shop.example/help' }];
-      await ask(page, QUESTION);
+      await askWidget(page, QUESTION);
       const done = JSON.parse(/event: done\ndata: (.*)\n/.exec(await (await query).text())![1]!);
       const expected = [1, 2, 3].map((number) => done.sources.find((source: { number: number }) => source.number === number));
       const answer = page.locator('lore-chat article.assistant').last();
@@ -204,7 +182,7 @@ for (const size of SIZES) {
         `<div style="background-image: url(${trackerUrl}/style.png)">styled</div><table background="${trackerUrl}/table.png"><tr><td>cell</td></tr></table>`,
       ];
       fake.chat.replies = [{ answer: media.join('\n\n') }];
-      await ask(page, QUESTION);
+      await askWidget(page, QUESTION);
       const markdown = page.locator('lore-chat article.assistant').last().locator('.markdown');
       // Time for any fetch the browser would have started.
       await page.waitForTimeout(500);
@@ -244,7 +222,7 @@ for (const size of SIZES) {
         };
         requestAnimationFrame(sample);
       })()`);
-      await ask(page, QUESTION);
+      await askWidget(page, QUESTION);
       // The sampler's last frame may come after the answer stopped being busy.
       await page.waitForFunction('window.framesDone_ === true');
       const frames = (await page.evaluate('window.frames_')) as { exists: boolean; length: number; typing: boolean }[];

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import type { TestBrowser } from '../../../test/browser.ts';
 import type { FakeOpenAi } from '../../../test/fake-openai.ts';
-import { engine, type TestServer } from '../../../test/harness.ts';
+import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import type { GenericRecord } from '../../../test/ingestion.ts';
 import { startWidgetService, type WidgetService } from '../../../test/widget-service.ts';
 
@@ -98,7 +98,7 @@ let experienceId: string;
 
 before(async () => {
   // The default minScore, as a customer would leave it: an answer lists what clears it.
-  service = await startWidgetService(articles, { name: 'Hearth help', actions: [handoverAction], settings: { llmProvider: 'openai', widget: widgetSettings } });
+  service = await startWidgetService(articles, { name: 'Hearth help', actions: [handoverAction], settings: { llmProvider: 'openai', widget: widgetSettings } }, startTestServer);
   ({ fake, server, browser, experienceId } = service);
 });
 

@@ -12,7 +12,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { TestBrowser } from '../../../test/browser.ts';
 import type { FakeOpenAi } from '../../../test/fake-openai.ts';
-import type { TestServer } from '../../../test/harness.ts';
+import { startTestServer, type TestServer } from '../../../test/harness.ts';
 import { shopArticles } from '../../../test/query-experience.ts';
 import { startWidgetService, type WidgetService } from '../../../test/widget-service.ts';
 
@@ -59,7 +59,7 @@ let token: string;
 let experienceId: string;
 
 before(async () => {
-  service = await startWidgetService(shopArticles, { name: 'shop', actions: [handoverAction], settings: { llmProvider: 'openai', minScore: 0, widget: widgetSettings } });
+  service = await startWidgetService(shopArticles, { name: 'shop', actions: [handoverAction], settings: { llmProvider: 'openai', minScore: 0, widget: widgetSettings } }, startTestServer);
   ({ fake, server, browser, token, experienceId } = service);
 });
 
