@@ -74,7 +74,17 @@ export function wordyPdf(pages: number): Buffer {
 
 type ZipEntry = { name: string; data: Buffer; declaredSize?: number };
 
-/** A ZIP archive (deflated entries), each entry's uncompressed size as declared in its headers or as `declaredSize` says. */
+/** A little-endian record of `length` bytes; each field is [offset, width in bytes, value]. */
+function record(length: number, fields: Array<[number, 2 | 4, number]>): Buffer {
+  const buffer = Buffer.alloc(length);
+  for (const [offset, width, value] of fields) {
+    if (width === 2) buffer.writeUInt16LE(value, offset);
+    else buffer.writeUInt32LE(value, offset);
+  }
+  return buffer;
+}
+
+/** A ZIP archive (deflated entries), each entry's uncompressed size as its headers declare it: its own, or `declaredSize`. */
 export function zipArchive(entries: ZipEntry[]): Buffer {
   const locals: Buffer[] = [];
   const central: Buffer[] = [];
@@ -82,38 +92,20 @@ export function zipArchive(entries: ZipEntry[]): Buffer {
   for (const entry of entries) {
     const name = Buffer.from(entry.name, 'utf8');
     const compressed = deflateRawSync(entry.data, { level: 9 });
-    const size = entry.declaredSize ?? entry.data.length;
     const crc = crc32(entry.data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0, 6);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(compressed.length, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
-    locals.push(local, name, compressed);
-    const header = Buffer.alloc(46);
-    header.writeUInt32LE(0x02014b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(20, 6);
-    header.writeUInt16LE(8, 10);
-    header.writeUInt32LE(crc, 16);
-    header.writeUInt32LE(compressed.length, 20);
-    header.writeUInt32LE(size, 24);
-    header.writeUInt16LE(name.length, 28);
-    header.writeUInt32LE(offset, 42);
-    central.push(header, name);
-    offset += local.length + name.length + compressed.length;
+    // The CRC-32, both sizes and the name's length, at `at` in the local header and in the central one.
+    const sizes = (at: number): Array<[number, 2 | 4, number]> => [
+      [at, 4, crc],
+      [at + 4, 4, compressed.length],
+      [at + 8, 4, entry.declaredSize ?? entry.data.length],
+      [at + 12, 2, name.length],
+    ];
+    locals.push(record(30, [[0, 4, 0x04034b50], [4, 2, 20], [8, 2, 8], ...sizes(14)]), name, compressed);
+    central.push(record(46, [[0, 4, 0x02014b50], [4, 2, 20], [6, 2, 20], [10, 2, 8], ...sizes(16), [42, 4, offset]]), name);
+    offset += 30 + name.length + compressed.length;
   }
   const directory = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
+  const end = record(22, [[0, 4, 0x06054b50], [8, 2, entries.length], [10, 2, entries.length], [12, 4, directory.length], [16, 4, offset]]);
   return Buffer.concat([...locals, directory, end]);
 }
 
