@@ -6,9 +6,10 @@ import type { Extracted, ExtractedFormat } from './extract.ts';
 import type { ExtractionAnswer, ExtractionRequest } from './extraction-thread.ts';
 
 /**
- * An idle extraction thread is stopped after this long. It holds pdf.js, mammoth and turndown
- * (about 60 MB of RSS once it has read a PDF) plus what its heap kept of the last file; starting
- * one again costs about 0.3 s, once per job of files that comes after a pause.
+ * An idle extraction thread is stopped after this long: it holds pdf.js, mammoth and turndown, and
+ * whatever its heap kept of the last file. Starting one again costs 1.2-2.4 s on a 2-core machine
+ * (tsx compiles the modules in the new thread), once per job of documents after a pause, on the
+ * extraction thread, not the HTTP one.
  */
 const IDLE_MS = 30_000;
 
