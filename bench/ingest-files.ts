@@ -13,9 +13,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { findUploadPaths, packDocuments } from '../src/client/document-files.ts';
 import { LoreClient, terminalJobStatuses, type Job } from '../src/client/lore-client.ts';
 import { BuiltinEmbeddingProvider } from '../src/core/providers/embeddings/builtin.ts';
-import { yieldEvery } from '../src/core/yield-every.ts';
-import { docxToMarkdown } from '../src/features/ingestion/adapters/files/docx-to-markdown.ts';
-import { pdfToMarkdown } from '../src/features/ingestion/adapters/files/pdf-to-markdown.ts';
+import type { ExtractionBounds } from '../src/features/ingestion/adapters/files/bounds.ts';
+import { extractDocument } from '../src/features/ingestion/adapters/files/extract.ts';
 import { docxDocument, pdfDocument } from '../test/document-fixtures.ts';
 import { round, texts } from './corpus.ts';
 import { benchDatabase, benchEnv, benchTenant, call, startBenchServer } from './lore-server.ts';
@@ -52,13 +51,8 @@ async function writeDocuments(): Promise<string> {
  * Text extraction alone, on this thread, once warm: the jobs' `parse` stage also counts the
  * reads of the files from the database, which wait behind the previous batch's writes.
  */
-async function extractionAlone(paths: string[]): Promise<number> {
-  const pause = yieldEvery();
-  const extract = async (path: string) => {
-    const bytes = await readFile(path);
-    if (path.endsWith('.pdf')) await pdfToMarkdown(bytes, pause);
-    else await docxToMarkdown(bytes);
-  };
+async function extractionAlone(paths: string[], bounds: ExtractionBounds): Promise<number> {
+  const extract = async (path: string) => extractDocument(path.endsWith('.pdf') ? 'pdf' : 'docx', await readFile(path), bounds);
   for (const path of paths.slice(0, 2)) await extract(path);
   const started = performance.now();
   for (const path of paths) await extract(path);
@@ -102,7 +96,7 @@ export async function benchFiles(): Promise<void> {
     const stages: Record<string, number> = {};
     for (const job of jobs) for (const [stage, ms] of Object.entries(job.data.timings)) stages[stage] = (stages[stage] ?? 0) + ms / 1000;
     const failed = jobs.flatMap((job) => job.data.results.filter((result) => result.status !== 'success'));
-    const extractionSeconds = await extractionAlone(documents.map((document) => document.path));
+    const extractionSeconds = await extractionAlone(documents.map((document) => document.path), config.extraction);
     console.log(
       JSON.stringify({
         mode: 'files',

@@ -31,6 +31,7 @@ export function startWorkers(count: number, config: Config, deps: { db: Db; embe
       leaseSeconds: config.ingestionLeaseSeconds,
       pollMs: config.ingestionPollMs,
       maxAttempts: config.ingestionMaxAttempts,
+      extraction: config.extraction,
     });
     worker.start();
     return worker;

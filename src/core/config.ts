@@ -55,6 +55,24 @@ const EnvSchema = Type.Object({
   INGESTION_LEASE_SECONDS: Type.Integer({ minimum: 2, maximum: 3600, default: 30, description: 'How long a silent worker keeps its job.' }),
   INGESTION_POLL_MS: Type.Integer({ minimum: 10, maximum: 60000, default: 500, description: 'How often an idle worker looks for jobs.' }),
   INGESTION_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 100, default: 5, description: 'Claims of one job before it is failed.' }),
+  EXTRACTION_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600000,
+    default: 20000,
+    description: 'Time limit of extracting one uploaded document (PDF, DOCX, HTML); past it the file fails.',
+  }),
+  EXTRACTION_MEMORY_LIMIT_MB: Type.Integer({
+    minimum: 64,
+    maximum: 16384,
+    default: 512,
+    description: 'Heap of the thread that extracts uploaded documents; a file that needs more fails.',
+  }),
+  EXTRACTION_INFLATED_LIMIT_MB: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 16384,
+    default: 128,
+    description: 'Bytes one uploaded document may inflate to (a PDF\'s compressed streams, a DOCX\'s ZIP entries); past it the file fails.',
+  }),
   JSON_BODY_LIMIT_MB: Type.Number({ exclusiveMinimum: 0, maximum: 1024, default: 30, description: 'Largest JSON body of an ingestion job.' }),
   MULTIPART_LIMIT_MB: Type.Number({ exclusiveMinimum: 0, maximum: 1024, default: 30, description: 'Largest multipart upload of an ingestion job.' }),
   OPENAI_CHAT_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini', description: 'Chat model of the openai answer generator.' }),
@@ -136,6 +154,8 @@ export type Config = Readonly<{
   ingestionLeaseSeconds: number;
   ingestionPollMs: number;
   ingestionMaxAttempts: number;
+  /** The bounds of extracting one uploaded document that an operator sets (the others are in adapters/files/bounds.ts). */
+  extraction: Readonly<{ timeoutMs: number; memoryMb: number; inflatedBytes: number }>;
   jsonBodyLimitBytes: number;
   multipartLimitBytes: number;
   webhooks: Readonly<{ allowHttp: boolean; allowPrivateTargets: boolean; retryScheduleMs: readonly number[]; timeoutMs: number }>;
@@ -287,6 +307,11 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     ingestionLeaseSeconds: valid.INGESTION_LEASE_SECONDS,
     ingestionPollMs: valid.INGESTION_POLL_MS,
     ingestionMaxAttempts: valid.INGESTION_MAX_ATTEMPTS,
+    extraction: Object.freeze({
+      timeoutMs: valid.EXTRACTION_TIMEOUT_MS,
+      memoryMb: valid.EXTRACTION_MEMORY_LIMIT_MB,
+      inflatedBytes: Math.round(valid.EXTRACTION_INFLATED_LIMIT_MB * 1024 * 1024),
+    }),
     jsonBodyLimitBytes: Math.round(valid.JSON_BODY_LIMIT_MB * 1024 * 1024),
     multipartLimitBytes: Math.round(valid.MULTIPART_LIMIT_MB * 1024 * 1024),
     webhooks: Object.freeze({

@@ -4,6 +4,7 @@ import type { EmbeddingProvider } from '../../core/providers/embeddings/provider
 import { DatabaseUnavailableError } from '../../core/db/unavailable.ts';
 import { yieldEvery } from '../../core/yield-every.ts';
 import { isRecordFailure, type NormalizedRecord, type RecordFailure } from './adapters/adapter.ts';
+import type { DocumentExtractor } from './adapters/files/extractor.ts';
 import { findAdapter } from './adapters/registry.ts';
 import { chunkContent, type Chunk } from './chunking/chunk-content.ts';
 import { contentHash, sha256 } from './content-hash.ts';
@@ -14,7 +15,7 @@ import { LeaseLostError, UnrecoverableJobError } from './job-errors.ts';
 import { readJobFile } from './job-files.ts';
 import { firstGroup, pgliteGroupChunks } from './write-groups.ts';
 import { WritesInFlight } from './writes-in-flight.ts';
-import { finishedOrdinals, holdsLease, jobPayload, othersProcessing, saveTimings, type ClaimedJob } from './queue.ts';
+import { finishedOrdinals, holdsLease, jobPayload, markExtracting, othersProcessing, saveTimings, type ClaimedJob } from './queue.ts';
 
 // A batch ends at whichever comes first. 256 chunks keep both embedder threads busy with full
 // batches; 100 records keep a cancelled job stopping within about a second of work. Below that, a
@@ -34,7 +35,7 @@ const TIMINGS_INTERVAL_MS = 250;
 // (WritesInFlight).
 const WRITES_IN_FLIGHT = 2;
 
-export type JobDeps = { db: Db; embedder: EmbeddingProvider; log: Logger };
+export type JobDeps = { db: Db; embedder: EmbeddingProvider; log: Logger; extractor: DocumentExtractor };
 
 /** Asked before each batch is written: false once the job was cancelled, lost or the worker stops. */
 export type ShouldContinue = () => Promise<boolean>;
@@ -109,6 +110,14 @@ async function runBatches(deps: JobDeps, job: ClaimedJob, shouldContinue: Should
   const normalized = adapter.normalize(payload, {
     readFile: (ordinal) => readJobFile(db, job.workspaceId, job.id, ordinal),
     isDone: (ordinal) => done.has(ordinal),
+    async extract(ordinal, format, bytes) {
+      if (!(await markExtracting(db, job, ordinal))) throw new LeaseLostError();
+      const extracted = await deps.extractor.extract(format, bytes).catch((error: unknown) => error as Error);
+      if (!(await markExtracting(db, job, null))) throw new LeaseLostError();
+      if (extracted instanceof Error) throw extracted;
+      return extracted;
+    },
+    interrupted: (ordinal) => job.interruptedOrdinals.includes(ordinal),
   });
 
   // Hashes written by this job so far: a duplicate inside one payload is caught even when its

@@ -11,6 +11,7 @@ import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../te
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createKnowledgeBase, submit } from '../../../test/ingestion.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
+import { DocumentExtractor } from './adapters/files/extractor.ts';
 import { processJob } from './process-job.ts';
 import { claimJob, completeJob, releaseOrphanedJobs, type ClaimedJob } from './queue.ts';
 import { IngestionWorker } from './worker.ts';
@@ -39,7 +40,8 @@ describe(`the ingestion queue under stalls and restarts (${engine})`, () => {
   });
 
   const db = () => server.context.db;
-  const deps = () => ({ db: db(), embedder: server.context.embedder as EmbeddingProvider, log: server.context.log as never });
+  const extractor = () => new DocumentExtractor(server.context.config.extraction);
+  const deps = () => ({ db: db(), embedder: server.context.embedder as EmbeddingProvider, log: server.context.log as never, extractor: extractor() });
 
   /** Makes the job's lease expire now, as if its worker had died. */
   async function expireLease(job: ClaimedJob): Promise<void> {
@@ -110,7 +112,7 @@ describe(`the ingestion queue under stalls and restarts (${engine})`, () => {
   test('an embedded server that starts again resumes a job left processing at once, without waiting out its lease', async () => {
     const jobId = await submit(server, token, knowledgeBaseId, records('orphan', 3));
     await claim('died', jobId);
-    const worker = new IngestionWorker(deps(), { leaseSeconds: LEASE_SECONDS, pollMs: 50, maxAttempts: 5 });
+    const worker = new IngestionWorker(deps(), { leaseSeconds: LEASE_SECONDS, pollMs: 50, maxAttempts: 5, extraction: server.context.config.extraction });
     if (engine === 'pglite') assert.equal(await releaseOrphanedJobs(db()), 1);
     else await db().query(`UPDATE ingestion_jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [jobId]);
     worker.start();

@@ -7,6 +7,8 @@ import { AppError } from '../../core/errors.ts';
 import { DatabaseUnavailableError } from '../../core/db/unavailable.ts';
 import { vacuumWhereDue } from '../../core/db/embedded-vacuum.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
+import type { ExtractionBounds } from './adapters/files/bounds.ts';
+import { DocumentExtractor } from './adapters/files/extractor.ts';
 import { UnrecoverableJobError } from './job-errors.ts';
 import { processJob } from './process-job.ts';
 import { claimJob, completeJob, failJob, releaseJob, renewLease, type ClaimedJob } from './queue.ts';
@@ -21,6 +23,8 @@ export type WorkerOptions = {
   leaseSeconds: number;
   pollMs: number;
   maxAttempts: number;
+  /** The bounds of extracting one uploaded document. */
+  extraction: ExtractionBounds;
 };
 
 /**
@@ -34,11 +38,14 @@ export class IngestionWorker {
   private loop: Promise<void> | undefined;
   private readonly poller: Poller;
   private tidiedAt = 0;
+  /** Its own extraction thread: documents of one job are extracted one at a time, off this thread. */
+  private readonly extractor: DocumentExtractor;
 
   constructor(
     private readonly deps: { db: Db; embedder: EmbeddingProvider; log: Logger },
     private readonly options: WorkerOptions,
   ) {
+    this.extractor = new DocumentExtractor(options.extraction);
     this.poller = new Poller({
       pollMs: options.pollMs,
       log: deps.log,
@@ -74,6 +81,7 @@ export class IngestionWorker {
         await this.poller.idle();
       }
     }
+    await this.extractor.close();
   }
 
   /**
@@ -119,7 +127,7 @@ export class IngestionWorker {
         if (owned && this.running) owned = await renewLease(db, job, this.options.leaseSeconds);
         return owned && this.running;
       };
-      const ending = await processJob({ ...this.deps, log: jobLog }, job, shouldContinue);
+      const ending = await processJob({ ...this.deps, log: jobLog, extractor: this.extractor }, job, shouldContinue);
       if (ending === 'done') {
         await completeJob(db, job);
         jobLog.info({ ms: Math.round(performance.now() - started) }, 'ingestion job finished');

@@ -1,3 +1,5 @@
+import type { Extracted, ExtractedFormat } from './files/extract.ts';
+
 /** The content types lore stores; chunking and retrieval treat each differently. */
 export type ContentType = 'text' | 'markdown' | 'code' | 'qa_pair';
 
@@ -35,6 +37,14 @@ export type NormalizeInput = {
   readFile(ordinal: number): Promise<Buffer>;
   /** True for a record a resumed job has already processed: an adapter whose normalization is costly yields `null` for it. */
   isDone(ordinal: number): boolean;
+  /**
+   * The text of the document at this ordinal, taken out on the extraction thread within the
+   * extraction bounds. Throws a DocumentError (its message the record's failure) for a document
+   * that exceeds a bound or cannot be read. Records the ordinal while it runs (see `interrupted`).
+   */
+  extract(ordinal: number, format: ExtractedFormat, bytes: Buffer): Promise<Extracted>;
+  /** True for a document whose extraction was under way when a previous attempt's process died: it is failed, not extracted again. */
+  interrupted(ordinal: number): boolean;
 };
 
 type Normalized = NormalizedRecord | RecordFailure;

@@ -2,13 +2,11 @@ import { createHash } from 'node:crypto';
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../../../core/http/schemas.ts';
 import { unstorable } from '../../../core/http/input-guard.ts';
-import { yieldEvery } from '../../../core/yield-every.ts';
-import type { Adapter, AdapterIssue, NormalizedRecord, RecordFailure, UploadedFile } from './adapter.ts';
+import type { Adapter, AdapterIssue, NormalizedRecord, NormalizeInput, RecordFailure, UploadedFile } from './adapter.ts';
+import { subjectOf } from './files/bounds.ts';
 import { decodeText, detectFormat, type FileFormat } from './files/detect-format.ts';
 import { DocumentError } from './files/document-error.ts';
-import { docxToMarkdown } from './files/docx-to-markdown.ts';
-import { htmlPageToMarkdown } from './files/html-page.ts';
-import { pdfToMarkdown } from './files/pdf-to-markdown.ts';
+import type { Extracted } from './files/extract.ts';
 import { limits, limitViolation, normalizeLineEndings, normalizeTags } from './limits.ts';
 import { compileSchema, httpUrlPattern, isNonBlank, isObject, IssueList, pointerSegment } from './schema-issues.ts';
 import { firstHeading, shortenText } from './title.ts';
@@ -115,47 +113,41 @@ async function fromFiles(files: UploadedFile[], manifest: unknown): Promise<{ da
   return { data: { files: stored }, issues: issues.toArray() };
 }
 
-type Extracted = { content: string; contentType: 'markdown' | 'text'; title: string | undefined; pageStarts?: number[]; pageCount?: number };
-
-/** The text of a file of a known format. Throws a DocumentError for a file that has none or cannot be read. */
-async function extract(format: FileFormat, bytes: Buffer, pause: () => Promise<void>): Promise<Extracted> {
-  switch (format) {
-    case 'pdf': {
-      const pdf = await pdfToMarkdown(bytes, pause);
-      return { content: pdf.markdown, contentType: 'markdown', title: pdf.title ?? firstHeading(pdf.markdown), pageStarts: pdf.pageStarts, pageCount: pdf.pageCount };
-    }
-    case 'docx': {
-      const markdown = await docxToMarkdown(bytes);
-      return { content: markdown, contentType: 'markdown', title: firstHeading(markdown) };
-    }
-    case 'html': {
-      const page = htmlPageToMarkdown(decodeText(bytes));
-      return { content: page.markdown, contentType: 'markdown', title: page.title ?? firstHeading(page.markdown) };
-    }
-    case 'markdown': {
-      const markdown = normalizeLineEndings(decodeText(bytes));
-      return { content: markdown, contentType: 'markdown', title: firstHeading(markdown) };
-    }
-    case 'text':
-      return { content: normalizeLineEndings(decodeText(bytes)), contentType: 'text', title: undefined };
-  }
-}
-
 const readable = 'lore reads PDF, DOCX, HTML, Markdown and plain text';
 
+/** A file's text: extracted (PDF, DOCX, HTML) or read as it is. */
+type FileText = Omit<Extracted, 'contentType'> & { contentType: 'markdown' | 'text' };
+
+/**
+ * Markdown and plain text are read here, on the worker's own thread, rather than on the extraction
+ * thread: decoding is linear and bounded by the upload's size, with nothing to inflate or recurse.
+ */
+function readText(format: 'markdown' | 'text', bytes: Buffer): FileText {
+  const content = normalizeLineEndings(decodeText(bytes));
+  return format === 'markdown' ? { content, contentType: 'markdown', title: firstHeading(content) } : { content, contentType: 'text', title: undefined };
+}
+
 /** One uploaded file as a record, or the reason it cannot be one. */
-async function normalizeFile(file: StoredFile, bytes: Buffer, pause: () => Promise<void>): Promise<NormalizedRecord | RecordFailure> {
+async function normalizeFile(ordinal: number, file: StoredFile, input: NormalizeInput): Promise<NormalizedRecord | RecordFailure> {
   const id = file.id ?? file.name;
   if (file.size === 0) return { id, error: 'The file is empty.' };
-  if (file.format === null) {
+  const format = file.format;
+  if (format === null) {
     return { id, error: `Unsupported file type (${file.mediaType ?? 'binary data of an unknown type'}): ${readable}.` };
   }
-  let extracted: Extracted;
-  try {
-    extracted = await extract(file.format, bytes, pause);
-  } catch (error) {
-    // Parsers throw on whatever a damaged upload holds: that file fails, the job goes on.
-    return { id, error: error instanceof DocumentError ? error.message : `The ${file.format} file cannot be read: ${(error as Error).message}` };
+  if (input.interrupted(ordinal)) {
+    return { id, error: `${subjectOf(format)} was being extracted when the process extracting it stopped (a crash, or the system ran out of memory): lore does not extract it again.` };
+  }
+  const bytes = await input.readFile(ordinal);
+  let extracted: FileText;
+  if (format === 'markdown' || format === 'text') extracted = readText(format, bytes);
+  else {
+    try {
+      extracted = await input.extract(ordinal, format, bytes);
+    } catch (error) {
+      if (!(error instanceof DocumentError)) throw error;
+      return { id, error: error.message };
+    }
   }
   if (!isNonBlank(extracted.content)) return { id, error: `The ${file.format === 'docx' ? 'DOCX' : file.format} file has no text.` };
   const title = file.title?.replace(/\s+/g, ' ').trim();
@@ -187,17 +179,9 @@ export const filesAdapter: Adapter = {
     return (data as Payload).files.length;
   },
   async *normalize(data, input) {
-    // Extraction runs on the thread that serves HTTP (a 20-page PDF takes 60-80 ms): it lets the
-    // event loop in between pages and between files.
-    const pause = yieldEvery();
     const { files } = data as Payload;
     for (let ordinal = 0; ordinal < files.length; ordinal += 1) {
-      if (input.isDone(ordinal)) {
-        yield null;
-        continue;
-      }
-      yield await normalizeFile(files[ordinal]!, await input.readFile(ordinal), pause);
-      await pause();
+      yield input.isDone(ordinal) ? null : await normalizeFile(ordinal, files[ordinal]!, input);
     }
   },
 };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import he from 'he';
-import { entityEncodedHtmlToMarkdown } from './html-to-markdown.ts';
+import { entityEncodedHtmlToMarkdown, HTML_MAX_DEPTH, HtmlNestingError, nestsDeeper } from './html-to-markdown.ts';
 
 /** Encodes HTML the way content-hub exports it. */
 const encoded = (html: string) => he.escape(html);
@@ -77,4 +77,39 @@ describe('entityEncodedHtmlToMarkdown', () => {
   for (const { name, data, expected } of cases) {
     test(name, () => assert.equal(entityEncodedHtmlToMarkdown(data), expected));
   }
+});
+
+describe('the nesting bound of HTML (issue 34, item 10)', () => {
+  const nested = (depth: number, open = '<div>', close = '</div>') => `${open.repeat(depth)}Deep inside.${close.repeat(depth)}`;
+  const cases: Array<{ name: string; html: string; deeper: boolean }> = [
+    { name: `${HTML_MAX_DEPTH} nested divs are within it`, html: nested(HTML_MAX_DEPTH), deeper: false },
+    { name: `${HTML_MAX_DEPTH + 1} nested divs are past it`, html: nested(HTML_MAX_DEPTH + 1), deeper: true },
+    { name: 'unclosed spans nest, as in the parser', html: '<span>a'.repeat(HTML_MAX_DEPTH + 1), deeper: true },
+    { name: 'an end tag closes what is left open inside its element', html: '<div><span>a</div>'.repeat(1000), deeper: false },
+    { name: 'paragraphs and list items whose end tags are left out do not nest', html: `${'<p>para'.repeat(1000)}<ul>${'<li>item'.repeat(1000)}</ul>`, deeper: false },
+    { name: 'void and self-closed elements do not nest', html: '<br><img src="x"><input>'.repeat(1000) + '<x-icon/>'.repeat(1000), deeper: false },
+    { name: 'tags inside a script, a style or a comment are text', html: `<script>${'<div>'.repeat(1000)}</script><style>${'<b>'.repeat(1000)}</style><!--${'<div>'.repeat(1000)}-->`, deeper: false },
+  ];
+  for (const { name, html, deeper } of cases) {
+    test(name, () => {
+      assert.equal(nestsDeeper(html), deeper);
+      assert.equal(nestsDeeper(encoded(html), 'encoded'), deeper, 'entity-encoded');
+    });
+  }
+
+  test('HTML nested 100,000 deep fails in milliseconds, before it is decoded or parsed', () => {
+    const data = encoded(nested(100_000));
+    const started = performance.now();
+    assert.throws(() => entityEncodedHtmlToMarkdown(data), (error) => {
+      assert.ok(error instanceof HtmlNestingError);
+      assert.equal(error.message, 'its elements nest more than 512 levels deep (the bound of nesting)');
+      return true;
+    });
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < 200, `took ${Math.round(elapsed)} ms`);
+  });
+
+  test('HTML nested to the bound still converts', () => {
+    assert.equal(entityEncodedHtmlToMarkdown(nested(HTML_MAX_DEPTH)), 'Deep inside.');
+  });
 });

@@ -1,4 +1,5 @@
 import { getDocumentProxy } from 'unpdf';
+import { boundExceeded, MAX_CHARACTERS, MAX_PAGES } from './bounds.ts';
 import { DocumentError } from './document-error.ts';
 
 /** A PDF's text as Markdown, with where each page starts in it. */
@@ -116,10 +117,10 @@ function documentError(error: unknown): DocumentError {
  * weight (that needs the page's operator list, as costly as rendering it), so headings are told
  * by size alone: a line set at least HEADING_RATIO times the body text's size (the size most of
  * the document's characters have) becomes a heading, the largest such size level 1, the next
- * level 2, and so on (at most 6). `pause` is awaited after every page, so the thread can serve
- * other work between pages.
+ * level 2, and so on (at most 6). A PDF of more than MAX_PAGES pages, or whose pages hold more than
+ * MAX_CHARACTERS characters of text, fails with that bound as soon as it is known.
  */
-export async function pdfToMarkdown(bytes: Uint8Array, pause: () => Promise<void>): Promise<PdfText> {
+export async function pdfToMarkdown(bytes: Uint8Array): Promise<PdfText> {
   let pdf;
   try {
     // pdf.js takes ownership of the buffer it is given; a copy keeps the caller's bytes usable.
@@ -129,12 +130,16 @@ export async function pdfToMarkdown(bytes: Uint8Array, pause: () => Promise<void
   }
   try {
     const info = (await pdf.getMetadata().catch(() => ({ info: {} }))).info as { Title?: unknown };
+    if (pdf.numPages > MAX_PAGES) throw boundExceeded('pdf', `${MAX_PAGES} pages per file`, `it has ${pdf.numPages}`);
     const pages: Line[][] = [];
+    let characters = 0;
     for (let number = 1; number <= pdf.numPages; number += 1) {
       const page = await pdf.getPage(number);
-      pages.push(pageLines((await page.getTextContent()).items));
+      const lines = pageLines((await page.getTextContent()).items);
       page.cleanup();
-      await pause();
+      characters += lines.reduce((sum, line) => sum + line.text.length, 0);
+      if (characters > MAX_CHARACTERS) throw boundExceeded('pdf', `${MAX_CHARACTERS} characters of text per file`, `its first ${number} pages hold more`);
+      pages.push(lines);
     }
     if (pages.every((lines) => lines.length === 0)) {
       throw new DocumentError('The PDF has no extractable text: it may be a scan or consist of images only (lore has no OCR).');
