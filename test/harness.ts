@@ -161,7 +161,11 @@ export function testEnv(databaseEnv: Record<string, string>, overrides: Record<s
 
 /** Starts a server on a database of its own. Close it in `after`. */
 export async function startTestServer(overrides: Record<string, string> = {}): Promise<TestServer> {
-  const database = await createTestDatabase({ migrated: true });
+  return startServerOn(await createTestDatabase({ migrated: true }), overrides);
+}
+
+/** Starts a server on a database the test made itself (`env` names it; `drop`, run at close, removes it). */
+export async function startServerOn(database: { env: Record<string, string>; drop(): Promise<void> }, overrides: Record<string, string> = {}): Promise<TestServer> {
   const config = loadConfig(testEnv(database.env, overrides), false);
   const server = await startServer(config, { logger: createLogger(config), print: () => undefined });
   return new TestServer(server, database);
