@@ -31,7 +31,15 @@ export const errorTable = {
   BAD_GATEWAY: { status: 502, message: 'An upstream provider failed.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready.' },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database is not reachable; retry in a few seconds.' },
+  DATABASE_TOO_MANY_CLIENTS: {
+    status: 503,
+    message: 'The database refused the connection: too many clients (max_connections, or a connection limit of the role or database, is reached); retry in a few seconds.',
+  },
   GATEWAY_TIMEOUT: { status: 504, message: 'An upstream provider did not answer in time.' },
+  // WebDAV's status (RFC 4918, 11.5), registered for HTTP: the server cannot store what the
+  // request needs. Not a 503: no retry succeeds until an operator frees space.
+  DISK_FULL: { status: 507, message: 'The disk holding DATA_DIR is full: nothing more can be stored until space is freed.' },
+  DATABASE_DISK_FULL: { status: 507, message: "The database server's disk is full: nothing more can be stored until space is freed on it." },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorTable;

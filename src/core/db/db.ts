@@ -57,6 +57,11 @@ export interface Db extends Queryable {
    * scanned exactly until its graph is built); with `settled`, once the builds in flight have ended.
    */
   readonly vectorGraphs?: (options?: { settled?: boolean }) => Promise<VectorGraphs>;
+  /**
+   * PGlite only: what /readyz says while DATA_DIR's disk is full (its free bytes), from the moment
+   * a statement met it full until it has room again (disk-full.ts); undefined otherwise.
+   */
+  readonly diskFull?: () => Promise<string | undefined>;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

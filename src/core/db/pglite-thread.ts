@@ -1,6 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { spawnWorker } from '../spawn-worker.ts';
 import type { PgliteMessage, PgliteReply, PgliteRequest, ThreadError } from './pglite-worker.ts';
+import { isDiskFull } from './disk-full.ts';
 import { DatabaseUnavailableError } from './unavailable.ts';
 
 type Pending = { request: PgliteRequest; resolve(value: unknown): void; reject(error: Error): void };
@@ -13,8 +14,10 @@ type Pending = { request: PgliteRequest; resolve(value: unknown): void; reject(e
  *
  * Each request is answered by its id. Rows cross by structured clone, which keeps every type PGlite
  * returns (Date, number, string, arrays, jsonb objects, Uint8Array); errors are rebuilt with their
- * PostgreSQL fields. Should the thread die, every pending and later call rejects with
- * DatabaseUnavailableError (503 with Retry-After at the HTTP layer) rather than the process ending.
+ * PostgreSQL fields. Should the thread die, or PostgreSQL in it panic, every pending and later
+ * call rejects with DatabaseUnavailableError (503 with Retry-After at the HTTP layer), or with the
+ * panic's own error when it was a full disk, rather than the process ending; `lost` then says why
+ * (pglite.ts opens the database again on a new thread).
  */
 export class PgliteThread {
   private readonly worker: Worker;
@@ -22,6 +25,7 @@ export class PgliteThread {
   private nextId = 1;
   /** Why calls fail from now on: the thread died, or was closed. */
   private ended: Error | undefined;
+  private closed = false;
 
   constructor() {
     this.worker = spawnWorker('./pglite-worker', import.meta.url);
@@ -51,12 +55,18 @@ export class PgliteThread {
     });
   }
 
+  /** Why this thread can no longer answer, unless it was closed: it died, or PostgreSQL in it panicked. */
+  get lost(): Error | undefined {
+    return this.closed ? undefined : this.ended;
+  }
+
   /** Closes the database, then ends the thread; calls after this reject. */
   async close(): Promise<void> {
     if (this.ended) return;
     try {
       await this.call({ kind: 'close' });
     } finally {
+      this.closed = true;
       this.ended = new Error('The embedded database is closed.');
       await this.worker.terminate();
     }
@@ -80,8 +90,17 @@ export class PgliteThread {
   private settle(reply: PgliteReply): void {
     const pending = this.forget(reply.id);
     if (!pending) return;
-    if ('error' in reply) pending.reject(revive(reply.error, pending.request));
-    else pending.resolve(reply.value);
+    if (!('error' in reply)) {
+      pending.resolve(reply.value);
+      return;
+    }
+    const error = revive(reply.error, pending.request);
+    pending.reject(error);
+    if (endsDatabase(reply.error)) {
+      // What was sent after it would find the broken session: it fails now, and the thread goes.
+      this.stop(isDiskFull(error) ? error : new DatabaseUnavailableError(error));
+      void this.worker.terminate();
+    }
   }
 
   /** Rejects every waiting call, and every later one, with `reason` (the first reason stands). */
@@ -89,6 +108,16 @@ export class PgliteThread {
     this.ended ??= reason;
     for (const id of [...this.pending.keys()]) this.forget(id)!.reject(this.ended);
   }
+}
+
+/**
+ * After a PANIC PostgreSQL's postmaster ends every session and restarts the server; PGlite's one
+ * session carries on broken instead: after a PANIC on a WAL segment the full disk could not hold,
+ * the next statement failed with "XLogBeginInsert was already called" and the ones after it never
+ * answered (10 s each, measured). After a WebAssembly abort (Emscripten's `Aborted()`) nothing runs.
+ */
+function endsDatabase(thrown: ThreadError): boolean {
+  return thrown.fields.severity === 'PANIC' || thrown.message.startsWith('Aborted(');
 }
 
 /** The thread's error as an Error of this thread, with the fields callers and logs read (code, detail, constraint, ...). */

@@ -149,10 +149,37 @@ async function end(tx: number, commit: boolean): Promise<void> {
   });
 }
 
+// PGlite's own error for a start that failed is "PGlite failed to initialize properly"; the cause
+// is in what PostgreSQL printed before it, e.g. `FATAL:  could not write lock file
+// "postmaster.pid": No space left on device` on a full disk. Its FATAL and PANIC lines are kept
+// (the last 5) until the database is open.
+const serverFailures: string[] = [];
+const SERVER_FAILURE = /\b(FATAL|PANIC):\s+(.*)$/;
+
+function noteServerLog(text: string): boolean {
+  const failure = SERVER_FAILURE.exec(text);
+  if (failure && !pglite) {
+    serverFailures.push(`${failure[1]}: ${failure[2]}`);
+    if (serverFailures.length > 5) serverFailures.shift();
+  }
+  return false;
+}
+
+/** A failed start's error with PostgreSQL's reasons appended to its message. */
+function withServerFailures(error: unknown): unknown {
+  if (!(error instanceof Error) || serverFailures.length === 0) return error;
+  error.message = `${error.message} (PostgreSQL: ${serverFailures.join('; ')})`;
+  serverFailures.length = 0;
+  return error;
+}
+
 async function handle(id: number, request: PgliteRequest): Promise<unknown> {
   switch (request.kind) {
     case 'open':
-      pglite = await PGlite.create({ dataDir: request.dataDir, extensions: { vector } });
+      pglite = await PGlite.create({ dataDir: request.dataDir, extensions: { vector }, onStderr: noteServerLog }).catch((error: unknown) => {
+        throw withServerFailures(error);
+      });
+      serverFailures.length = 0;
       namedStatements.clear();
       // PGlite is one session: what is set here holds for every later statement.
       await pglite.exec(VECTOR_SEARCH_SETTINGS);

@@ -2,18 +2,23 @@ import { mkdir } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Db, Queryable, QueryOptions, QueryResult } from './db.ts';
+import { EMBEDDED_ROOM_BYTES, freeBytes, FullDiskWatch } from './disk-full.ts';
 import { checkpointWhereDue } from './embedded-checkpoint.ts';
-import { PgliteThread } from './pglite-thread.ts';
+import { openThread, ReopeningThread, startFailure } from './pglite-open.ts';
+import type { PgliteThread } from './pglite-thread.ts';
+import type { PgliteRequest } from './pglite-worker.ts';
 import { VECTOR_SEARCH_DEFAULTS } from './vector-search-defaults.ts';
 
+type Send = <T>(request: PgliteRequest) => Promise<T>;
+
 /** `asked`: told when a statement marked `question` is sent, in a transaction or not. */
-function queryable(thread: PgliteThread, asked: () => void, tx?: number): Queryable {
+function queryable(send: Send, asked: () => void, tx?: number): Queryable {
   return {
     query: <Row>(text: string, values: readonly unknown[] = [], options?: QueryOptions) => {
       if (options?.question) asked();
-      return thread.call<QueryResult<Row>>({ kind: 'query', tx, text, values, prepare: options?.prepare === true });
+      return send<QueryResult<Row>>({ kind: 'query', tx, text, values, prepare: options?.prepare === true });
     },
-    exec: (text: string) => thread.call<void>({ kind: 'exec', tx, text }),
+    exec: (text: string) => send<void>({ kind: 'exec', tx, text }),
   };
 }
 
@@ -37,26 +42,38 @@ export type PgliteOptions = { log?: Pick<Logger, 'info' | 'warn'>; checkpoint?: 
  * statements carry its id, and it ends by a commit or rollback request.
  */
 export async function openPglite(dataDir: string, options: PgliteOptions = {}): Promise<Db> {
+  const onDisk = !dataDir.startsWith('memory://');
   let unlock: () => Promise<void> = async () => undefined;
-  if (!dataDir.startsWith('memory://')) {
-    await mkdir(dataDir, { recursive: true });
-    // Beside the directory, not in it: PGlite takes an empty directory for a new database.
-    unlock = await lockDataDir(`${dataDir}.lock`, dataDir);
-  }
-  let thread: PgliteThread | undefined;
+  let first: PgliteThread;
   try {
-    thread = new PgliteThread();
-    await thread.call({ kind: 'open', dataDir });
+    if (onDisk) {
+      await mkdir(dataDir, { recursive: true });
+      // Beside the directory, not in it: PGlite takes an empty directory for a new database.
+      unlock = await lockDataDir(`${dataDir}.lock`, dataDir);
+    }
+    first = await openThread(dataDir);
   } catch (error) {
-    await thread?.terminate();
     await unlock();
-    throw error;
+    throw onDisk ? await startFailure(error, dataDir) : error;
   }
+  const free = onDisk ? await freeBytes(dataDir).catch(() => Infinity) : Infinity;
+  if (free < EMBEDDED_ROOM_BYTES) options.log?.warn({ dataDir, freeBytes: free }, 'the disk holding DATA_DIR is nearly full: writes may soon answer 507');
+  const disk = new FullDiskWatch(dataDir);
+  const threads = new ReopeningThread(first, dataDir, disk, options.log);
+  const translate = (error: unknown) => {
+    throw disk.translate(error);
+  };
+  /** Sends to `thread` (a transaction's), or to the current thread; errors of a full disk become DiskFullError. */
+  const sender =
+    (thread?: PgliteThread): Send =>
+    <T>(request: PgliteRequest) =>
+      (thread ? thread.call<T>(request) : threads.current().then((current) => current.call<T>(request))).catch(translate);
+  const send = sender();
   let lastQuestion = -Infinity;
   const asked = () => {
     lastQuestion = performance.now();
   };
-  const root = queryable(thread, asked);
+  const root = queryable(send, asked);
   // PGlite has no checkpointer of its own. A checkpoint holds the thread for about 160 ms (128 MB
   // of buffers after 80,000 rows), once per 539 MB of WAL: rare enough to run whether or not
   // questions come. One check runs at a time: checks that came while a long statement held the
@@ -88,26 +105,32 @@ export async function openPglite(dataDir: string, options: PgliteOptions = {}): 
     lastQuestion: () => lastQuestion,
     searchVectors(request) {
       asked();
-      return thread.call({ kind: 'vectors', search: request });
+      return send({ kind: 'vectors', search: request });
     },
-    vectorGraphs: (options) => thread.call({ kind: 'vector-graphs', settled: options?.settled ?? false }),
+    vectorGraphs: (options) => send({ kind: 'vector-graphs', settled: options?.settled ?? false }),
+    async diskFull() {
+      const free = await disk.stillFull();
+      return free === undefined ? undefined : `The disk holding DATA_DIR is full: ${free} bytes free.`;
+    },
     async transaction(work) {
-      const tx = await thread.call<number>({ kind: 'begin' });
+      // A transaction stays on the thread it began on: should that one be lost, its statements fail.
+      const inTransaction = sender(await threads.current().catch(translate));
+      const tx = await inTransaction<number>({ kind: 'begin' });
       let result;
       try {
-        result = await work(queryable(thread, asked, tx));
+        result = await work(queryable(inTransaction, asked, tx));
       } catch (error) {
         // The error of the work is the one to report, even when the rollback fails too (the thread died).
-        await thread.call({ kind: 'rollback', tx }).catch(() => undefined);
+        await inTransaction({ kind: 'rollback', tx }).catch(() => undefined);
         throw error;
       }
-      await thread.call({ kind: 'commit', tx });
+      await inTransaction({ kind: 'commit', tx });
       return result;
     },
     async close() {
       clearInterval(checkpoints);
       try {
-        await thread.close();
+        await threads.close();
       } finally {
         await unlock();
       }

@@ -2,7 +2,8 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isConnectionFailure } from '../db/unavailable.ts';
+import { DiskFullError, isDiskFull } from '../db/disk-full.ts';
+import { connectionFailureCode, isConnectionFailure } from '../db/unavailable.ts';
 import { AppError, errorBody, errorTable, type ErrorDetails, type FieldError } from '../errors.ts';
 import { describeSchemaErrors, summarize, unsupportedMediaTypeMessage } from './validation-messages.ts';
 
@@ -36,16 +37,22 @@ function megabytes(bytes: number | undefined): string {
 
 /**
  * Maps any error to a status, a message and details in the spec's shape: lore's own, Fastify's,
- * a lost database (503). Also used where an error ends a response already under way (a stream).
+ * a lost database (503), a full disk (507). Also used where an error ends a response already
+ * under way (a stream).
  */
 export function classifyError(error: FastifyError, request: FastifyRequest): { status: number; message: string; details?: ErrorDetails } {
   if (error instanceof AppError) return { status: error.status, message: error.message, details: error.details };
   if (isConnectionFailure(error)) {
+    const code = connectionFailureCode(error);
     return {
-      status: 503,
-      message: errorTable.DATABASE_UNAVAILABLE.message,
+      status: errorTable[code].status,
+      message: errorTable[code].message,
       details: { headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } },
     };
+  }
+  if (isDiskFull(error)) {
+    const { status, message } = errorTable[error instanceof DiskFullError ? error.code : 'DISK_FULL'];
+    return { status, message };
   }
   if (error.validation) {
     const errors = fieldErrors(error);
@@ -112,7 +119,8 @@ function drainBody(raw: IncomingMessage): Promise<void> {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const { status, message, details } = classifyError(error, request);
-    if (status === 503) {
+    // The database away or the disk full: the operator's to fix, not a fault of lore's code.
+    if (status === 503 || status === 507) {
       request.log.warn({ err: error, reqId: request.id }, message);
     } else if (status >= 500) {
       request.log.error({ err: error, reqId: request.id }, 'unexpected error');

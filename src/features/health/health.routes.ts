@@ -19,7 +19,7 @@ export function registerHealthRoutes(app: App, context: AppContext): void {
     {
       schema: {
         tags: ['health'],
-        summary: 'Readiness: the database answers and every migration is applied',
+        summary: 'Readiness: the database answers, every migration is applied and the embedded engine\'s disk has room',
         response: responses(
           { 200: Type.Object({ status: Type.Literal('ready'), engine: Type.String(), details: Type.Object({ redis: RedisStateSchema }) }) },
           [503],
@@ -27,6 +27,9 @@ export function registerHealthRoutes(app: App, context: AppContext): void {
       },
     },
     async () => {
+      // The embedded engine's disk, once a statement met it full: named before the database is asked.
+      const diskFull = await context.db.diskFull?.();
+      if (diskFull) throw new AppError('SERVICE_UNAVAILABLE', diskFull);
       let pending: number;
       try {
         pending = await pendingMigrations(context.db);

@@ -246,10 +246,10 @@ export async function registerIngestionRoutes(app: App, context: AppContext): Pr
       schema: {
         tags,
         security,
-        summary: 'Retry the failed records of a finished job: a new job of just those records',
+        summary: 'Retry what a finished job left undone: a new job of its failed records and the ones it never processed',
         description:
-          'The new job takes the failed records from the payload the finished job keeps, in their order, with the same adapter, knowledge base and file name; its data.retryOf names the finished job. ' +
-          '409 while the job is pending or processing, when it has no failed records, and for a files job (its uploaded files are not kept once it ends).',
+          'The new job takes the failed records, and those a job that failed or was cancelled part-way never processed, from the payload the finished job keeps, in their order, with the same adapter, knowledge base and file name; its data.retryOf names the finished job. ' +
+          '409 while the job is pending or processing, when it left no record undone, and for a files job (its uploaded files are not kept once it ends).',
         params: JobParams,
         response: responses({ 202: JobSchema }, [...guardedErrors, 404, 409]),
       },

@@ -134,14 +134,15 @@ export async function cancelJob(db: Db, reach: Reach, jobId: string): Promise<vo
   throw new AppError('CONFLICT', `The job is already ${rows[0].status}; only pending or processing jobs can be cancelled.`);
 }
 
-/** What retrying a job's failed records submits: a payload of those records, for the job's knowledge base. */
+/** What retrying a job submits: a payload of the records it left undone, for the job's knowledge base. */
 export type RetrySubmission = { knowledgeBaseId: string; adapter: Adapter; adapterType: string; data: unknown; fileName: string | null };
 
 /**
- * The failed records of a finished job (completed, failed or cancelled), as a payload of its
- * adapter, cut from the payload the job keeps. 404 for a job of another workspace (or of a
- * knowledge base out of reach), 409 for a job still running, one without failed records, or a
- * files job (its uploaded bytes are gone).
+ * The records a finished job (completed, failed or cancelled) left undone, as a payload of its
+ * adapter, cut from the payload the job keeps: those that failed and those it never processed (a
+ * job that failed or was cancelled part-way has no result row for them). 404 for a job of another
+ * workspace (or of a knowledge base out of reach), 409 for a job still running, one that left
+ * nothing undone, or a files job (its uploaded bytes are gone).
  */
 export async function failedRecords(db: Db, reach: Reach, jobId: string): Promise<RetrySubmission> {
   const { workspaceId } = reach;
@@ -156,26 +157,36 @@ export async function failedRecords(db: Db, reach: Reach, jobId: string): Promis
   if (job.status === 'pending' || job.status === 'processing') {
     throw new AppError('CONFLICT', `The job is still ${job.status}; its failed records can be retried once it has finished.`);
   }
-  const failed = await db.query<{ ordinal: number; record_id: string }>(
-    `SELECT ordinal, record_id FROM ingestion_job_results WHERE workspace_id = $1 AND job_id = $2 AND status = 'failed' ORDER BY ordinal`,
+  // Every ordinal of the payload without a result row, or with a failed one; record_id is null
+  // for a record never processed.
+  const undone = await db.query<{ ordinal: number; record_id: string | null }>(
+    `SELECT o.ordinal, r.record_id
+     FROM ingestion_jobs j
+     CROSS JOIN generate_series(0, j.record_count - 1) AS o (ordinal)
+     LEFT JOIN ingestion_job_results r ON r.job_id = j.id AND r.ordinal = o.ordinal
+     WHERE j.workspace_id = $1 AND j.id = $2 AND (r.status IS NULL OR r.status = 'failed')
+     ORDER BY o.ordinal`,
     [workspaceId, jobId],
   );
-  if (failed.rows.length === 0) throw new AppError('CONFLICT', 'The job has no failed records to retry.');
+  if (undone.rows.length === 0) throw new AppError('CONFLICT', 'The job has no failed or unprocessed records to retry.');
   const adapter = findAdapter(job.adapter_type);
-  if (!adapter?.subset) {
-    const names = failed.rows.slice(0, 10).map((row) => row.record_id);
-    throw new AppError(
-      'CONFLICT',
-      `The uploaded files of a ${job.adapter_type} job are not kept once it ends: upload the failed ones again (${names.join(', ')}${failed.rows.length > 10 ? ', …' : ''}).`,
-    );
-  }
+  if (!adapter?.subset) throw new AppError('CONFLICT', filesNotKeptMessage(job.adapter_type, undone.rows));
   // Read last: a payload may hold 30 MB.
   const payload = await db.query<{ payload: unknown }>('SELECT payload FROM ingestion_jobs WHERE workspace_id = $1 AND id = $2', [workspaceId, jobId]);
   return {
     knowledgeBaseId: job.knowledge_base_id,
     adapter,
     adapterType: job.adapter_type,
-    data: adapter.subset(payload.rows[0]!.payload, failed.rows.map((row) => row.ordinal)),
+    data: adapter.subset(payload.rows[0]!.payload, undone.rows.map((row) => row.ordinal)),
     fileName: job.file_name,
   };
+}
+
+/** The 409 of a files job's retry: the failed files by name (ten at most), the ones never processed by count. */
+function filesNotKeptMessage(adapterType: string, undone: Array<{ record_id: string | null }>): string {
+  const failed = undone.flatMap((row) => (row.record_id === null ? [] : [row.record_id]));
+  const unprocessed = undone.length - failed.length;
+  const named = failed.length === 0 ? [] : [`${failed.slice(0, 10).join(', ')}${failed.length > 10 ? ', …' : ''}`];
+  const counted = unprocessed === 0 ? [] : [`${unprocessed} never processed`];
+  return `The uploaded files of a ${adapterType} job are not kept once it ends: upload the failed ones again (${[...named, ...counted].join(', and ')}).`;
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../../core/db/db.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
+import { DiskFullError } from '../../core/db/disk-full.ts';
 import { DatabaseUnavailableError } from '../../core/db/unavailable.ts';
 import { yieldEvery } from '../../core/yield-every.ts';
 import { isRecordFailure, type NormalizedRecord, type RecordFailure } from './adapters/adapter.ts';
@@ -313,8 +314,11 @@ async function embed(deps: JobDeps, job: ClaimedJob, writes: Write[]): Promise<v
 
 class AlreadyRecorded extends Error {}
 
-/** A failure no rewrite of the records can get past: the job is no longer this worker's, or the database is gone. */
-const endsAttempt = (error: unknown) => error instanceof LeaseLostError || error instanceof DatabaseUnavailableError;
+/**
+ * A failure no rewrite of the records can get past: the job is no longer this worker's, the
+ * database is gone, or its disk is full (writing each record alone would only meet it again).
+ */
+const endsAttempt = (error: unknown) => error instanceof LeaseLostError || error instanceof DatabaseUnavailableError || error instanceof DiskFullError;
 
 /**
  * Inserts a record's result row, fenced with the lease. No row means either that another worker

@@ -74,12 +74,58 @@ describe(`retrying a job's failed records; where a job came from (${engine})`, (
     await waitForJob(server, token, again.body.id);
   });
 
+  test('a job that failed part-way: the retry takes its failed records and the records it never processed, and stores them', async () => {
+    // 200 items, two of them bad: one in the first batch (10 records), one near the end.
+    const items = Array.from({ length: 200 }, (_, index) => item(`part-${index}`, `Topic ${index}`, index === 3 || index === 190 ? 101 : 1));
+    const submitted = await server.request('POST', JOBS, { token, body: { adapterType: 'content-hub', knowledgeBaseId: kb, data: [items, { timeTaken: '9s' }] } });
+    assert.equal(submitted.status, 202, submitted.text);
+    // Each embeddings call waits 500 ms: once the first batch is stored, the provider starts
+    // refusing the key (401, which no retry gets past) and the job fails with most records unread.
+    fake.delayMs = 500;
+    let original;
+    try {
+      await waitForJob(server, token, submitted.body.jobId, (job) => job.data.progress.processed >= 10);
+      fake.failWith = 401;
+      original = await waitForJob(server, token, submitted.body.jobId);
+    } finally {
+      fake.failWith = undefined;
+      fake.delayMs = 0;
+    }
+    assert.equal(original.status, 'failed', JSON.stringify(original.result));
+    const recorded = new Map<string, string>(original.data.results.map((result: any) => [result.sourceId, result.status]));
+    assert.equal(recorded.get('part-3'), 'failed');
+    assert.ok(recorded.size < 150, `${recorded.size} records processed before the failure`);
+    assert.equal(original.data.progress.failed, 1);
+    const expected = items.filter((_, index) => recorded.get(`part-${index}`) !== 'success');
+    assert.equal(expected.length, 200 - original.data.progress.successful);
+
+    const retry = await server.request('POST', `${JOBS}/${original.id}/retry`, { token });
+    assert.equal(retry.status, 202, retry.text);
+    assert.equal(retry.body.data.retryOf, original.id);
+    assert.equal(retry.body.data.recordCount, expected.length);
+    const withPayload = await server.request('GET', `${JOBS}/${retry.body.id}?includePayload=true`, { token });
+    assert.deepEqual(withPayload.body.payload, [expected, { timeTaken: '9s' }]);
+    const retried = await waitForJob(server, token, retry.body.id);
+    assert.equal(retried.status, 'completed');
+    assert.deepEqual(
+      retried.data.results.map((result: any) => [result.sourceId, result.status]),
+      expected.map((value) => [value.content.documentIdentifier, ['part-3', 'part-190'].includes(value.content.documentIdentifier) ? 'failed' : 'success']),
+    );
+    // Read back: every good item of the 200 is stored once, from the first job or from the retry.
+    const { rows } = await server.context.db.query<{ record_id: string }>('SELECT record_id FROM entries WHERE knowledge_base_id = $1 AND record_id LIKE $2', [
+      kb,
+      'part-%',
+    ]);
+    const good = items.map((_, index) => `part-${index}`).filter((id) => id !== 'part-3' && id !== 'part-190');
+    assert.deepEqual(rows.map((row) => row.record_id).sort(), good.sort());
+  });
+
   test('a JSON body has no file name; a generic-json job without failures gives 409', async () => {
     const job = await ingest(server, token, kb, [{ id: 'clean-1', content: 'Nothing wrong with this record.' }]);
     assert.equal(job.data.fileName, null);
     const path = `${JOBS}/${job.id}/retry`;
     const message = assertError(await server.request('POST', path, { token }), 409, path.slice(4));
-    assert.equal(message, 'The job has no failed records to retry.');
+    assert.equal(message, 'The job has no failed or unprocessed records to retry.');
   });
 
   test('409 while the job is pending or processing; 404 for an unknown job or one of another workspace', async () => {
