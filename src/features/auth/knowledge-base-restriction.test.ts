@@ -196,7 +196,7 @@ describe(`a token restricted to one knowledge base, on every route that reaches 
     assertNothingOfKb2(job);
     // Found, unlike KB2's: its 409 says what a retry of it would meet.
     const retry = await as(restricted, 'POST', `${JOBS}/${ids.done1}/retry`);
-    assert.equal(assertExactError(retry, 409, `/v2/data-ingestion/jobs/${ids.done1}/retry`), 'The job has no failed records to retry.');
+    assert.equal(assertExactError(retry, 409, `/v2/data-ingestion/jobs/${ids.done1}/retry`), 'The job has no failed or unprocessed records to retry.');
     await ok(as(restricted, 'DELETE', `${JOBS}/${ids.pending1}`), 204);
     assert.equal((await ok(as(restricted, 'GET', `/api/v2/experiences/${ids.own}`))).id, ids.own);
     const transcript = await as(restricted, 'GET', `/api/v2/sessions/${ids.ownSession}`);
