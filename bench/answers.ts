@@ -24,14 +24,13 @@
  * Tune on `dev`; `test` is for reporting.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ask as askQuery, ingestSummary, inFlight, runAnswerBench, share, type AnswerRun, type KeptState, type Measured } from './answer-bench.ts';
 import { contentHubExport, DEFAULT_DOCS_DIR, readDocPages, type DocPage } from './answers/python-docs.ts';
 import { readQuestions, type Question, type Split, type Turn } from './answers/questions.ts';
 import { hitsPage, pageOfUrl, reciprocalRank, statesFacts } from './answers/score.ts';
-import { percentile, round } from './corpus.ts';
-import { benchDatabase, benchEnv, benchTenant, call, startBenchServer, type BenchDatabase } from './lore-server.ts';
+import { round } from './corpus.ts';
+import { call } from './lore-server.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -45,7 +44,6 @@ const { values: options } = parseArgs({
 });
 const split = options.split as Split;
 if (!['dev', 'test', 'all'].includes(split)) throw new Error('--split is dev, test or all.');
-if (options['data-dir'] && process.env.DATABASE_URL) throw new Error('--data-dir keeps a PGlite database; it does not apply with DATABASE_URL.');
 if (!existsSync(options.docs)) throw new Error(`${options.docs} does not exist: apt-get install python3.11-doc (or pass --docs).`);
 
 // A job's JSON body stays well under the 30 MB limit: pages are submitted in jobs of about 8 MB.
@@ -54,26 +52,7 @@ const RETRIEVAL_DEPTH = 50;
 const MODES = ['keyword', 'vector', 'hybrid'] as const;
 
 /** What a kept database holds, so that a later run can reuse it. */
-type Kept = { pages: number; embedder: string; workspaceId: string; knowledgeBaseId: string; experienceId: string; ingest: Record<string, unknown> };
-
-async function keptDatabase(dir: string): Promise<BenchDatabase> {
-  await mkdir(dir, { recursive: true });
-  return { env: { DATA_DIR: dir }, drop: async () => undefined };
-}
-
-const database = options['data-dir'] ? await keptDatabase(options['data-dir']) : await benchDatabase(process.env.DATABASE_URL);
-const statePath = options['data-dir'] ? join(options['data-dir'], 'answers-bench.json') : undefined;
-const kept = statePath && existsSync(statePath) ? (JSON.parse(await readFile(statePath, 'utf8')) as Kept) : undefined;
-const { server } = await startBenchServer(
-  benchEnv(database, {
-    INGESTION_WORKERS: process.env.INGESTION_WORKERS ?? '1',
-    // One visitor asking a hundred questions is the benchmark, not abuse.
-    RATE_LIMIT_IP_PER_MINUTE: '1000000',
-    RATE_LIMIT_SESSION_PER_MINUTE: '1000000',
-  }),
-);
-const embedderName = `${server.context.embedder.name}/${server.context.embedder.model}`;
-if (kept && kept.embedder !== embedderName) throw new Error(`${options['data-dir']} holds vectors of ${kept.embedder}; use another --data-dir.`);
+type Kept = KeptState & { pages: number };
 
 /** Pages in jobs of at most JOB_BYTES of JSON each. */
 function jobsOf(pages: DocPage[]): DocPage[][] {
@@ -104,7 +83,7 @@ async function waitForJobs(base: string, token: string, jobIds: string[]): Promi
 }
 
 /** Ingests the documentation into a new knowledge base behind a new public experience. */
-async function ingestDocs(base: string, token: string, workspaceId: string): Promise<Kept> {
+async function ingestDocs(base: string, token: string, workspaceId: string, embedder: string): Promise<Kept> {
   const pages = await readDocPages(options.docs);
   const knowledgeBase = await call(base, 'POST', '/api/v2/knowledge-bases', token, { name: 'python-docs' });
   const experience = await call(base, 'POST', '/api/v2/experiences', token, { name: 'python-docs', knowledgeBaseIds: [knowledgeBase.id] });
@@ -119,42 +98,21 @@ async function ingestDocs(base: string, token: string, workspaceId: string): Pro
     jobIds.push(submitted.jobId);
   }
   const jobs = await waitForJobs(base, token, jobIds);
-  const seconds = (performance.now() - started) / 1000;
-  const sum = (field: string) => jobs.reduce((total, job) => total + job.result[field], 0);
   return {
     pages: pages.length,
-    embedder: embedderName,
+    embedder,
     workspaceId,
     knowledgeBaseId: knowledgeBase.id,
     experienceId: experience.id,
-    ingest: {
-      seconds: round(seconds),
-      jobs: jobs.length,
-      failedJobs: jobs.filter((job) => job.status !== 'completed').length,
-      entriesCreated: sum('entriesCreated'),
-      entriesFailed: sum('entriesFailed'),
-      chunks: sum('embeddingsGenerated'),
-    },
+    ingest: ingestSummary(jobs, (performance.now() - started) / 1000),
   };
 }
 
 type Asked = { answer: string; pages: (string | undefined)[]; sessionId: string; ms: number };
 
 async function ask(base: string, experienceId: string, text: string, sessionId?: string): Promise<Asked> {
-  const started = performance.now();
-  const response = await fetch(`${base}/api/v2/query`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ experienceId, text, ...(sessionId ? { sessionId } : {}) }),
-  });
-  const body = (await response.json()) as any;
-  if (response.status !== 200) throw new Error(`query ${JSON.stringify(text)}: ${response.status} ${JSON.stringify(body)}`);
-  return {
-    answer: body.answer,
-    pages: (body.sources as { url: string | null }[]).map((source) => pageOfUrl(source.url)),
-    sessionId: body.sessionId,
-    ms: performance.now() - started,
-  };
+  const asked = await askQuery(base, experienceId, text, sessionId);
+  return { answer: asked.answer, pages: asked.sources.map((source) => pageOfUrl(source.url)), sessionId: asked.sessionId, ms: asked.ms };
 }
 
 /** Distinct pages of the chunks retrieved for a question, best first, with the chunks themselves. */
@@ -208,8 +166,6 @@ async function judge(base: string, token: string, state: Kept, question: Questio
   return verdict;
 }
 
-const share = (items: boolean[]) => (items.length === 0 ? null : round(items.filter(Boolean).length / items.length, 3));
-
 function summarize(verdicts: Verdict[]) {
   const answerable = verdicts.filter((verdict) => verdict.kind === 'factual' || verdict.kind === 'paraphrased');
   const perKind = (kind: Question['kind']) => verdicts.filter((verdict) => verdict.kind === kind);
@@ -237,47 +193,12 @@ function summarize(verdicts: Verdict[]) {
   };
 }
 
-try {
-  const base = server.url;
-  let state = kept;
-  let token: string;
-  if (state) {
-    token = (await benchTenant(base, 'answers-reuse', state.workspaceId)).token;
-  } else {
-    const tenant = await benchTenant(base, 'answers');
-    token = tenant.token;
-    state = await ingestDocs(base, token, tenant.workspaceId);
-    if (statePath) await writeFile(statePath, JSON.stringify(state));
-  }
-  const experience = await call(base, 'GET', `/api/v2/experiences/${state.experienceId}`, token);
+async function measure(run: AnswerRun<Kept>): Promise<Measured> {
+  const { base, token, state } = run;
   const questions = await readQuestions(split);
   const latencies: number[] = [];
-  const verdicts: Verdict[] = new Array(questions.length);
-  let next = 0;
-  const started = performance.now();
-  const runner = async () => {
-    while (next < questions.length) {
-      const index = next++;
-      verdicts[index] = await judge(base, token, state, questions[index]!, experience.fallbackMessage, latencies);
-    }
-  };
-  await Promise.all(Array.from({ length: Number(options.concurrency) }, runner));
-  if (options.report) await writeFile(options.report, `${JSON.stringify(verdicts, null, 2)}\n`);
-  console.log(
-    JSON.stringify({
-      split,
-      questions: questions.length,
-      engine: server.context.db.engine,
-      embedder: embedderName,
-      generator: server.context.generators().name,
-      ...summarize(verdicts),
-      latencyMs: { p50: round(percentile(latencies, 0.5)), p95: round(percentile(latencies, 0.95)) },
-      pages: state.pages,
-      ingest: { ...state.ingest, reused: kept !== undefined },
-      querySeconds: round((performance.now() - started) / 1000),
-    }),
-  );
-} finally {
-  await server.close();
-  await database.drop();
+  const verdicts = await inFlight(questions, Number(options.concurrency), (question) => judge(base, token, state, question, run.fallbackMessage, latencies));
+  return { lead: { split, questions: questions.length }, summary: summarize(verdicts), latencies, corpus: { pages: state.pages }, verdicts };
 }
+
+await runAnswerBench<Kept>({ name: 'answers', dataDir: options['data-dir'], report: options.report, ingest: ingestDocs, measure });
