@@ -124,5 +124,25 @@ describe('extractive answers', () => {
     const { text } = await answer(request('Which byte order does the format character ! select?', [source(1, docs)]));
     assert.match(text, /according to the following table:\n\n- `@` — native\n- `<` — little-endian\n- `!` — network \(= big-endian\)\n\n\[1\]$/);
   });
+  test('every name of an option stays in its label: consecutive definition terms are one label', async () => {
+    const docs = [
+      '#### -u',
+      '',
+      '#### --include-untracked',
+      '',
+      '#### --no-include-untracked',
+      '',
+      'When used with the push and save commands, all untracked files are also stashed and then cleaned up.',
+      '',
+      '#### -a, --all',
+      '',
+      'All ignored and untracked files are also stashed and then cleaned up.',
+    ].join('\n');
+    const { text } = await answer(request('How do I stash untracked files too?', [source(1, docs)]));
+    assert.match(text, /^-u, --include-untracked, --no-include-untracked: When used with the push and save commands, all untracked files are also stashed/);
+    // Long names (several signatures of one class) are not joined: the first one names it.
+    const signatures = ['##### class fractions.Fraction(numerator=0, denominator=1)', '', '##### class fractions.Fraction(other_fraction)', '', '##### class fractions.Fraction(float)', '', 'The first version requires that numerator and denominator are instances of numbers.Rational.'].join('\n');
+    const { text: fraction } = await answer(request('What does the first version of Fraction require?', [source(1, signatures)]));
+    assert.match(fraction, /^class fractions\.Fraction\(numerator=0, denominator=1\): The first version requires/);
+  });
 });
-

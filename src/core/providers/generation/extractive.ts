@@ -27,6 +27,11 @@ const PRECISION_SHARE = 0.5;
 const DUPLICATE_TERMS = 0.8;
 // Headings from this level on name what their text describes (see Candidate.label).
 const LABEL_LEVEL = 4;
+// Deep headings straight after one another name one thing (git's `-u`, `--include-untracked`,
+// `--no-include-untracked` are three <dt> of one option): they are one label while it stays this
+// short. 41 for those; Python's fractions.Fraction lists five signatures of 40-50 characters each,
+// of which the first names it.
+const LABEL_NAMES_LENGTH = 80;
 // A list introduced by a chosen sentence ("The options are:") comes with at most this many items.
 const LIST_ITEMS = 6;
 
@@ -124,7 +129,10 @@ function sentencesOf(source: GroundingSource): Candidate[] {
   let heading = new Set<string>();
   let label: string | undefined;
   let leading = false;
+  // Whether the last line read was a deep heading: the next deep heading then joins its label.
+  let labelOpen = false;
   const add = (text: string, kind: Candidate['kind'], context: Set<string>) => {
+    labelOpen = false;
     if (text.length < 12) return;
     result.push({ source, position: result.length, text, kind, heading: context, label, leading, terms: new Set(contentTerms(text)), score: 0 });
     leading = false;
@@ -139,6 +147,7 @@ function sentencesOf(source: GroundingSource): Candidate[] {
     if (block.headings) {
       heading = new Set(block.headings.flatMap((title) => contentTerms(title)));
       label = undefined;
+      labelOpen = false;
     }
     const previous = result.at(-1);
     if (block.code) {
@@ -150,8 +159,19 @@ function sentencesOf(source: GroundingSource): Candidate[] {
     for (const line of block.lines) {
       const title = HEADING.exec(line);
       if (title) {
-        heading = new Set(contentTerms(title[2]!));
-        label = title[1]!.length >= LABEL_LEVEL ? readable(title[2]!) : undefined;
+        const deep = title[1]!.length >= LABEL_LEVEL;
+        const name = readable(title[2]!);
+        if (deep && labelOpen && label !== undefined) {
+          // Another name of the same thing: kept in the label (and its words in the heading) while short.
+          if (label.length + name.length + 2 <= LABEL_NAMES_LENGTH) {
+            label = `${label}, ${name}`;
+            heading = new Set([...heading, ...contentTerms(title[2]!)]);
+          }
+        } else {
+          heading = new Set(contentTerms(title[2]!));
+          label = deep ? name : undefined;
+        }
+        labelOpen = deep;
         leading = true;
         continue;
       }
