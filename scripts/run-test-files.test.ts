@@ -27,7 +27,7 @@ describe('the test runner prints each file\'s wall time', () => {
     const env = { ...process.env };
     delete env.NODE_TEST_CONTEXT;
     const { stdout } = await execFileAsync(process.execPath, ['scripts/run-test-files.js', '2', ...files], { env });
-    const perFile = [...stdout.matchAll(/^# file (\d+\.\d) s (.+)$/gm)].map((match) => ({ seconds: Number(match[1]), file: match[2] }));
+    const perFile = [...stdout.matchAll(/^# file (\d+\.\d) s (.+)$/gm)].map((match) => ({ seconds: Number(match[1]), file: match[2]! }));
     assert.deepEqual(perFile.map((line) => line.file).sort(), files.map((file) => relative(process.cwd(), file)).sort());
     assert.ok(perFile.find((line) => line.file.endsWith('slow.test.mjs'))!.seconds >= 1.2, stdout);
     const summary = stdout.slice(stdout.indexOf('# slowest 2 of 2 test files'));
