@@ -100,10 +100,10 @@ export function namedSchemaObjects(text) {
  */
 export function namedPaths(page, text) {
   const named = [];
-  const add = (name, index, from) => {
+  const add = (name, index, from, anchor) => {
     const cleaned = name.replace(/^[("'[]+|[)"',.;:\]]+$/g, '').replace(/#.*$/, '').replace(/:\d+(?:-\d+)?$/, '');
     if (cleaned === '' || PLACEHOLDER.test(cleaned) || /^[a-z]+:\/\//i.test(cleaned)) return;
-    named.push({ name: cleaned, index, from });
+    named.push({ name: cleaned, index, from, ...(anchor ? { anchor } : {}) });
   };
   const code = /```[^\n]*\n[\s\S]*?```|`[^`\n]+`/g;
   for (const match of text.matchAll(code)) {
@@ -119,23 +119,45 @@ export function namedPaths(page, text) {
   }
   const prose = text.replace(code, (block) => ' '.repeat(block.length));
   for (const match of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
-    if (/^(?:[a-z]+:|#|mailto:)/i.test(match[1])) continue;
-    add(join(dirname(page), match[1]), match.index, 'link');
+    if (/^(?:[a-z]+:|mailto:)/i.test(match[1])) continue;
+    const [target, anchor] = match[1].split('#');
+    add(target === '' ? page : join(dirname(page), target), match.index, 'link', anchor);
   }
   return named;
+}
+
+/**
+ * The anchors of a Markdown page's headings, as GitHub makes them: lower case, markup and
+ * punctuation dropped, spaces as hyphens, a repeated heading numbered from -1.
+ */
+export function headingAnchors(text) {
+  const anchors = new Set();
+  const withoutCode = text.replace(/```[\s\S]*?```/g, '');
+  for (const [, heading] of withoutCode.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const base = heading
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    let anchor = base;
+    for (let repeat = 1; anchors.has(anchor); repeat += 1) anchor = `${base}-${repeat}`;
+    anchors.add(anchor);
+  }
+  return anchors;
 }
 
 const lineOf = (text, index) => text.slice(0, index).split('\n').length;
 
 /**
  * What is wrong with the names of one page: each as `page:line: why`. A rooted path or link must
- * exist as written (a trailing slash names a folder); an unrooted one must be the end of some path
- * (`core/text/sentences.ts` of src/core/text/sentences.ts, `bm25.ts` of its folder's file).
+ * exist as written (a trailing slash names a folder), and a link's `#anchor` into a page must be one
+ * of its headings; an unrooted name must be the end of some path (`core/text/sentences.ts` of
+ * src/core/text/sentences.ts, `bm25.ts` of its folder's file).
  */
 export function wrongNames(root, page, { paths = repositoryPaths(root), schema = schemaNames(root) } = {}) {
   const text = readFileSync(join(root, page), 'utf8');
   const problems = [];
-  for (const { name, index, from } of namedPaths(page, text)) {
+  for (const { name, index, from, anchor } of namedPaths(page, text)) {
     const path = normalize(name).replace(/\/$/, '');
     if (from === 'anywhere') {
       const ends = [...paths].some((known) => known === path || known.endsWith(`/${path}`));
@@ -143,6 +165,8 @@ export function wrongNames(root, page, { paths = repositoryPaths(root), schema =
       if (!ends && !besidePage) problems.push(`${page}:${lineOf(text, index)}: no file ends in ${name}`);
     } else if (!paths.has(path) || relative('.', path).startsWith('..')) {
       problems.push(`${page}:${lineOf(text, index)}: no ${name} in the repository`);
+    } else if (anchor !== undefined && path.endsWith('.md') && !headingAnchors(readFileSync(join(root, path), 'utf8')).has(anchor)) {
+      problems.push(`${page}:${lineOf(text, index)}: no heading #${anchor} in ${path}`);
     }
   }
   for (const { kind, name, index } of namedSchemaObjects(text)) {
