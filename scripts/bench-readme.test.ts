@@ -13,8 +13,8 @@ const scripts = Object.keys((JSON.parse(readFileSync(new URL('../package.json', 
 test('bench/README.md has a section and a row for every bench:* script', () => {
   const benches = scripts.filter((name) => name.startsWith('bench:'));
   assert.ok(benches.length > 0);
-  const sections = new Set([...readme.matchAll(/^### `npm run (bench:[\w-]+)`$/gm)].map(([, name]) => name));
-  const rows = new Set([...readme.matchAll(/^\| \[`(bench:[\w-]+)`\]/gm)].map(([, name]) => name));
+  const sections = new Set([...readme.matchAll(/^### `npm run (bench:[\w-]+)`$/gm)].map(([, name]) => name!));
+  const rows = new Set([...readme.matchAll(/^\| \[`(bench:[\w-]+)`\]/gm)].map(([, name]) => name!));
   assert.deepEqual(benches.filter((name) => !sections.has(name)), [], 'scripts without a section');
   assert.deepEqual(benches.filter((name) => !rows.has(name)), [], 'scripts without a row');
   assert.deepEqual([...sections].filter((name) => !benches.includes(name)), [], 'sections of no script');
