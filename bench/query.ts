@@ -494,7 +494,7 @@ const ratio = (a: number, b: number) => round(a / b, 2);
 
 /**
  * The PostgreSQL server's memory settings, printed with its figures: on this machine huge pages
- * halved the database's CPU per question (bench/README.md, "PostgreSQL's shared memory in huge
+ * halved the database's CPU per question (bench/history.md, "PostgreSQL's shared memory in huge
  * pages"). `hugePages` is the setting; with `try`, PostgreSQL 15 does not say whether it got them.
  */
 async function serverMemory(db: Db) {

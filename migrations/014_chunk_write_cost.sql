@@ -7,6 +7,6 @@
 --    TOAST index entry written per chunk, and a TOAST index probe to read it back (the cosine of
 --    every candidate returned). Rows up to a page (8,160 bytes) now stay whole; longer texts and
 --    larger embeddings are still toasted as before. Rows already written keep their layout.
--- bench/README.md, "Chunk writes without the GIN index and TOAST": measured before and after.
+-- bench/history.md, "Chunk writes without the GIN index and TOAST": measured before and after.
 DROP INDEX IF EXISTS chunks_search;
 ALTER TABLE chunks SET (toast_tuple_target = 8160);

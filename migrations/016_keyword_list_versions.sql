@@ -10,7 +10,7 @@
 -- and kept by the session; the lexemes are read through a LATERAL aggregate, which the planner
 -- cannot turn into a join, so that even that plan probes the primary key once per knowledge base
 -- and lexeme (a join plan read all 23,057 rows of keyword_lexemes: 2.5 ms). Database CPU per call,
--- one at a time: 0.12-0.14 ms against 0.49-0.51 (bench/README.md, "Posting-list versions planned
+-- one at a time: 0.12-0.14 ms against 0.49-0.51 (bench/history.md, "Posting-list versions planned
 -- once").
 CREATE FUNCTION keyword_list_versions(searched_workspace uuid, searched_bases uuid[], question_text text)
 RETURNS TABLE (knowledge_base_id uuid, lexeme text, postings float8, version text, df float8, idf float8, average_length float8, whole_idf float8)

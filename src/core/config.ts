@@ -285,7 +285,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     openaiBaseUrl: valid.OPENAI_BASE_URL,
     openaiApiKey: valid.OPENAI_API_KEY,
     embeddingsThreads: valid.EMBEDDINGS_THREADS ?? availableParallelism(),
-    // bench/README.md ("Embedder"): builtin batches of 8, 16 and 32 embed at the same rate per
+    // bench/history.md ("Embedder"): builtin batches of 8, 16 and 32 embed at the same rate per
     // CPU-second while memory grows with the batch. The OpenAI API takes up to 2048 inputs per
     // request; 256 keeps one request well under its size limits.
     embeddingsBatchSize: valid.EMBEDDINGS_BATCH_SIZE ?? (valid.EMBEDDINGS_PROVIDER === 'openai' ? 256 : 16),

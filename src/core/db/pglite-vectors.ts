@@ -4,7 +4,8 @@
  * PGlite's one thread 8.8 ms a chunk, most of an ingestion's writes. On SciFact's 12,995 chunks
  * (builtin-fast), this graph finds the 75 nearest in 3.9 ms p50 (the log read and the thread's
  * round trip included) against pgvector's 7.5, with recall@10 0.977 against 0.961
- * (bench:vector-recall), and PGlite ingests 3.6 times faster (bench/README.md).
+ * (bench:vector-recall), and PGlite ingests 3.6 times faster (bench/history.md,
+ * "PGlite's own vector index").
  *
  * The chunks table stays the truth and these graphs are derived from it. A knowledge base's graph
  * of one dimension is built from its chunks after its first search since the database opened, and

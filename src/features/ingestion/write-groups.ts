@@ -10,7 +10,7 @@
  * their p99 4.2 times idle (a question waits for a whole group), so while questions come (one in
  * the last QUESTION_HOLD_MS) a transaction holds one record. The job's own statements and its
  * client's polls do not count: a rule that counted every statement that waited for a transaction
- * left the ingestion alone at 98-125 chunks/s (bench/README.md, "PGlite's writes").
+ * left the ingestion alone at 98-125 chunks/s (bench/history.md, "PGlite's writes").
  */
 import type { Db } from '../../core/db/db.ts';
 import { QUESTION_HOLD_MS } from '../../core/question-hold.ts';

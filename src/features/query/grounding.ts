@@ -6,7 +6,7 @@ import type { Source } from './query.schemas.ts';
 /**
  * Default minimum relevance (experience setting `minScore`): a question is answered when one of
  * its best chunks holds at least this share of the question's keyword weight, or is as close in
- * meaning as the encoder's `relevantCosine`. On bench:answers dev (bench/README.md, "Answers"),
+ * meaning as the encoder's `relevantCosine`. On bench:answers dev (bench/history.md, "Answers on real documentation"),
  * 0.34 answered every answerable question but three and no off-topic one.
  */
 export const DEFAULT_MIN_SCORE = 0.34;

@@ -35,7 +35,7 @@ function sessionOf(row: SessionColumns): Session | null {
  * An experience that was not deleted, found by its id alone, with its workspace's status, the
  * session `sessionId` names and the vector dimension of `encoder`: the public query endpoint knows
  * no workspace until it has read this row, so the session and the knowledge bases are joined on
- * the experience's workspace. One statement instead of three (bench/README.md, "Query load").
+ * the experience's workspace. One statement instead of three (bench/history.md, "Round trips per query").
  */
 export async function queryContext(
   db: Queryable,

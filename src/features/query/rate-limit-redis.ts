@@ -9,7 +9,7 @@ import { Type, type Static } from 'typebox';
  * Redis that stops answering costs the queries in flight 250 ms once, and the others nothing.
  * On loopback a budget check answers in 0.03 ms at the median, and in at most 69 ms one at a
  * time and 80 ms with 50 in flight on a 2-core machine at load averages of 16 to 21
- * (bench/README.md, "Redis round trips"). 250 ms, three times that worst, also rides out
+ * (bench/history.md, "Redis round trips"). 250 ms, three times that worst, also rides out
  * event-loop stalls of up to a quarter second: a reply read after a longer stall counts as late,
  * since timers run first, and would be reported as an outage lasting until the reconnection (50 ms).
  */

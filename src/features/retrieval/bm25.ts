@@ -1,4 +1,4 @@
-// BM25 parameters, chosen on SciFact's train split (bench/README.md, "Retrieval quality on
+// BM25 parameters, chosen on SciFact's train split (bench/history.md, "Retrieval quality on
 // SciFact"): the grid k1 0.6-2.0 by b 0.2-0.9 is flat there (nDCG@10 0.678-0.688), and these are
 // also the values the usual BM25 baselines use. The SQL function keyword_term_weight (migration
 // 007) computes with them; keyword-ranking.test.ts checks its scores against these.

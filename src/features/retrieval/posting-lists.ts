@@ -56,7 +56,7 @@ const RELOAD_INTERVAL_MS = 1000;
 // s without waiting, and with 1 s most questions gave up and were ranked by the database, which
 // slowed the reads as much. Under the mixed load of bench:query (100 connections asking, 100
 // reading jobs) the reads took up to 17 s, so 5 s and more left questions past 10 s in all
-// (72-135 of 2,000); 2 s none (bench/README.md, "Questions wait for the lists they miss").
+// (72-135 of 2,000); 2 s none (bench/history.md, "Questions wait for the lists they miss").
 const LIST_WAIT_MS = 2000;
 const UUID_LENGTH = 36;
 // How far rounding to 9 decimals can move a score: chunks this close to the k-th best may still tie it.
@@ -268,7 +268,7 @@ export class PostingLists {
    * (a question's common words: most of its postings, least of its weight) only complete the
    * chunks seen whose partial sum plus those bounds reaches θ, each looked up in the list (kept in
    * chunk order) instead of every posting adding to a score in a table of every chunk, a cache
-   * miss each (bench/README.md, "MaxScore over the lists in memory").
+   * miss each (bench/history.md, "MaxScore over the posting lists in memory").
    */
   topK(weighted: WeightedList[], averageLength: number, k: number): Ranked {
     const ids = weighted[0]?.list.numbering.ids ?? [];

@@ -44,7 +44,7 @@ export class BuiltinFastEmbeddingProvider implements EmbeddingProvider {
   readonly name = 'builtin-fast';
   readonly model = 'universal-sentence-encoder-lite-static';
   readonly dimension = DIMENSION;
-  // bench:answers dev (bench/README.md, "Answers"): off-topic questions came as close as 0.25 to a
+  // bench:answers dev (bench/history.md, "Answers on real documentation"): off-topic questions came as close as 0.25 to a
   // chunk; a static token table separates meaning less sharply than a transformer.
   readonly relevantCosine = 0.3;
   private readonly options: BuiltinFastEmbeddingOptions;

@@ -39,7 +39,7 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
   readonly name = 'builtin';
   readonly model = 'universal-sentence-encoder-lite';
   readonly dimension = DIMENSION;
-  // bench:answers dev (bench/README.md, "Answers"): off-topic questions came no closer than 0.26
+  // bench:answers dev (bench/history.md, "Answers on real documentation"): off-topic questions came no closer than 0.26
   // to any chunk, answerable ones no farther than 0.43 from their best.
   readonly relevantCosine = 0.35;
   private readonly threadCount: number;
@@ -50,7 +50,7 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
   /**
    * Batches of questions (`EmbedOptions.question`), in arrival order: they go before bulk batches, and
    * those waiting together share one batch, which embeds short texts several times faster than
-   * one at a time (171 against 73 sentences/s in bench/README.md).
+   * one at a time (171 against 73 sentences/s in bench/history.md).
    */
   private readonly questions: Task[] = [];
   /** When (`performance.now()`) the last question was asked or answered. */

@@ -17,7 +17,7 @@ const RESERVED = 6;
 const FORMAT = 'use-lite-static-v1';
 /**
  * Directions removed from the table (see `removeCommonDirections`). nDCG@10 on a SciFact train
- * subsample (bench/README.md, "builtin-fast"): 0.28 with none, 0.42 with 12, 0.45 with 48, 0.49
+ * subsample (bench/history.md, "builtin-fast"): 0.28 with none, 0.42 with 12, 0.45 with 48, 0.49
  * with 96 and 128 (SIF a = 1e-4), 0.53 with 128 and a = 1e-3; builtin scores 0.33 there.
  */
 const COMPONENTS = 128;

@@ -15,7 +15,7 @@
  *   the batched form under the same load);
  * - the tokenizer is the same Viterbi search over the same vocabulary, linear in the text.
  * Result: 13 to 16 chunks per CPU-second against 6 to 7 for the bundled runtime measured under the
- * same load, a median of 13.6 ms for one short query (bench/README.md, "Embedder").
+ * same load, a median of 13.6 ms for one short query (bench/history.md, "Embedder").
  */
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-wasm';
