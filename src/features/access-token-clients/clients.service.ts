@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../../core/db/db.ts';
 import { notFound } from '../../core/errors.ts';
 import { validationError } from '../../core/http/validation-messages.ts';
-import { hashSecret } from '../auth/secret-hash.ts';
+import { hashSecret } from '../../core/secret-hash.ts';
 
 /** An access-token client as the API shows it (never with its secret). */
 export type AccessTokenClient = {

@@ -6,7 +6,7 @@ import type { App } from '../../core/http/app-types.ts';
 import { responses } from '../../core/http/schemas.ts';
 import { findCredentials } from '../access-token-clients/clients.service.ts';
 import { knownScopes } from './scopes.ts';
-import { decoyHash, verifySecret } from './secret-hash.ts';
+import { decoyHash, verifySecret } from '../../core/secret-hash.ts';
 import { signAccessToken } from './tokens.ts';
 
 const TokenRequestSchema = Type.Object(

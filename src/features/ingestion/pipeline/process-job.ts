@@ -1,22 +1,22 @@
 import type { Logger } from 'pino';
-import type { Db, Queryable } from '../../core/db/db.ts';
-import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
-import { DiskFullError } from '../../core/db/disk-full.ts';
-import { DatabaseUnavailableError } from '../../core/db/unavailable.ts';
-import { yieldEvery } from '../../core/yield-every.ts';
-import { isRecordFailure, type NormalizedRecord, type RecordFailure } from './adapters/adapter.ts';
-import type { DocumentExtractor } from './adapters/files/extractor.ts';
-import { findAdapter } from './adapters/registry.ts';
+import type { Db, Queryable } from '../../../core/db/db.ts';
+import type { EmbeddingProvider } from '../../../core/providers/embeddings/provider.ts';
+import { DiskFullError } from '../../../core/db/disk-full.ts';
+import { DatabaseUnavailableError } from '../../../core/db/unavailable.ts';
+import { yieldEvery } from '../../../core/yield-every.ts';
+import { isRecordFailure, type NormalizedRecord, type RecordFailure } from '../adapters/adapter.ts';
+import type { DocumentExtractor } from '../adapters/files/extractor.ts';
+import { findAdapter } from '../adapters/registry.ts';
 import { chunkContent, type Chunk } from './chunking/chunk-content.ts';
 import { contentHash, sha256 } from './content-hash.ts';
 import { BatchSizer } from './batch-size.ts';
 import { embeddingText } from './embedding-text.ts';
 import { lockEmbedding } from './embedding-lock.ts';
-import { LeaseLostError, UnrecoverableJobError } from './job-errors.ts';
-import { readJobFile } from './job-files.ts';
+import { LeaseLostError, UnrecoverableJobError } from '../job-errors.ts';
+import { readJobFile } from '../job-files.ts';
 import { firstGroup, pgliteGroupChunks } from './write-groups.ts';
 import { WritesInFlight } from './writes-in-flight.ts';
-import { finishedOrdinals, holdsLease, jobPayload, markExtracting, othersProcessing, saveTimings, type ClaimedJob } from './queue.ts';
+import { finishedOrdinals, holdsLease, jobPayload, markExtracting, othersProcessing, saveTimings, type ClaimedJob } from '../queue.ts';
 
 // A batch ends at whichever comes first. 256 chunks keep both embedder threads busy with full
 // batches; 100 records keep a cancelled job stopping within about a second of work. Below that, a

@@ -1,4 +1,4 @@
-import type { ContentType } from '../adapters/adapter.ts';
+import type { ContentType } from '../../adapters/adapter.ts';
 import { groupSections, parseCodeBlocks, parseMarkdownBlocks } from './markdown-blocks.ts';
 import { packUnits } from './packer.ts';
 import { splitQuestionBlocks } from './qa-pairs.ts';

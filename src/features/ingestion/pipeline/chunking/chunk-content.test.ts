@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import type { ContentType } from '../adapters/adapter.ts';
+import type { ContentType } from '../../adapters/adapter.ts';
 import { chunkContent, DEFAULT_CHUNK_OPTIONS, type Chunk, type ChunkOptions } from './chunk-content.ts';
 
 const fixture = (name: string): string => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');

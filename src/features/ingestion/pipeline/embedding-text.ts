@@ -1,4 +1,4 @@
-import type { NormalizedRecord } from './adapters/adapter.ts';
+import type { NormalizedRecord } from '../adapters/adapter.ts';
 import type { Chunk } from './chunking/chunk-content.ts';
 
 /** The text a chunk is embedded as: its title and headings give a short chunk its context. */
