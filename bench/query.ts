@@ -65,10 +65,10 @@ import { BuiltinFastEmbeddingProvider } from '../src/core/providers/embeddings/b
 import { BuiltinEmbeddingProvider } from '../src/core/providers/embeddings/builtin.ts';
 import type { EmbeddingProvider } from '../src/core/providers/embeddings/provider.ts';
 import type { AnswerGenerator } from '../src/core/providers/generation/provider.ts';
-import { chunkContent, DEFAULT_CHUNK_OPTIONS } from '../src/features/ingestion/chunking/chunk-content.ts';
-import { contentHash, sha256 } from '../src/features/ingestion/content-hash.ts';
-import { ensureVectorIndex } from '../src/features/ingestion/embedding-lock.ts';
-import { embeddingText } from '../src/features/ingestion/embedding-text.ts';
+import { chunkContent, DEFAULT_CHUNK_OPTIONS } from '../src/features/ingestion/pipeline/chunking/chunk-content.ts';
+import { contentHash, sha256 } from '../src/features/ingestion/pipeline/content-hash.ts';
+import { ensureVectorIndex } from '../src/features/ingestion/pipeline/embedding-lock.ts';
+import { embeddingText } from '../src/features/ingestion/pipeline/embedding-text.ts';
 import { keywordSearch } from '../src/features/retrieval/keyword-search.ts';
 import { postingListsOf } from '../src/features/retrieval/posting-lists.ts';
 import type { RunningServer } from '../src/server.ts';

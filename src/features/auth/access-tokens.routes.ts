@@ -4,9 +4,9 @@ import type { AppContext } from '../../core/context.ts';
 import { AppError } from '../../core/errors.ts';
 import type { App } from '../../core/http/app-types.ts';
 import { responses } from '../../core/http/schemas.ts';
-import { findCredentials } from '../access-token-clients/clients.service.ts';
+import { findCredentials } from './client-credentials.ts';
 import { knownScopes } from './scopes.ts';
-import { decoyHash, verifySecret } from './secret-hash.ts';
+import { decoyHash, verifySecret } from '../../core/secret-hash.ts';
 import { signAccessToken } from './tokens.ts';
 
 const TokenRequestSchema = Type.Object(

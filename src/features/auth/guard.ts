@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
 import { AppError } from '../../core/errors.ts';
-import { clientStanding, type ClientStanding } from '../access-token-clients/clients.service.ts';
+import { clientStanding, type ClientStanding } from './client-credentials.ts';
 import { effectiveKnowledgeBases, effectiveScopes, missingScopes, type Scope } from './scopes.ts';
 import { verifyAccessToken, type TokenClaims } from './tokens.ts';
 

@@ -12,7 +12,7 @@ import { engine, startTestServer, type TestServer } from '../../../test/harness.
 import { createKnowledgeBase, submit } from '../../../test/ingestion.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
 import { DocumentExtractor } from './adapters/files/extractor.ts';
-import { processJob } from './process-job.ts';
+import { processJob } from './pipeline/process-job.ts';
 import { claimJob, completeJob, releaseOrphanedJobs, type ClaimedJob } from './queue.ts';
 import { IngestionWorker } from './worker.ts';
 

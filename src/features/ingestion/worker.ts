@@ -10,7 +10,7 @@ import type { EmbeddingProvider } from '../../core/providers/embeddings/provider
 import type { ExtractionBounds } from './adapters/files/bounds.ts';
 import { DocumentExtractor } from './adapters/files/extractor.ts';
 import { UnrecoverableJobError } from './job-errors.ts';
-import { processJob } from './process-job.ts';
+import { processJob } from './pipeline/process-job.ts';
 import { claimJob, completeJob, failJob, releaseJob, renewLease, type ClaimedJob } from './queue.ts';
 
 /**

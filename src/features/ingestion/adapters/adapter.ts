@@ -1,5 +1,3 @@
-import type { Extracted, ExtractedFormat } from './files/extract.ts';
-
 /** The content types lore stores; chunking and retrieval treat each differently. */
 export type ContentType = 'text' | 'markdown' | 'code' | 'qa_pair';
 
@@ -27,6 +25,12 @@ export type RecordFailure = { id: string; error: string };
 
 /** A schema problem: a JSON pointer into the adapter payload (e.g. `/records/17/content`) and what is wrong there. */
 export type AdapterIssue = { path: string; message: string };
+
+/** The formats whose text the extraction thread takes out (Markdown and plain text are read as they are). */
+export type ExtractedFormat = 'pdf' | 'docx' | 'html';
+
+/** A document's text and what lore records of it. */
+export type Extracted = { content: string; contentType: 'markdown'; title: string | undefined; pageStarts?: number[]; pageCount?: number };
 
 /** A file part of a multipart submission, as the files adapter receives it. */
 export type UploadedFile = { name: string; bytes: Buffer };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { contentHubAdapter } from './content-hub.ts';
-import { filesAdapter } from './files.ts';
+import { filesAdapter } from './files/files-adapter.ts';
 import { genericJsonAdapter } from './generic-json.ts';
 import { adapters, findAdapter } from './registry.ts';
 

@@ -1,6 +1,6 @@
 import type { Adapter } from './adapter.ts';
 import { contentHubAdapter } from './content-hub.ts';
-import { filesAdapter } from './files.ts';
+import { filesAdapter } from './files/files-adapter.ts';
 import { genericJsonAdapter } from './generic-json.ts';
 
 /** Every input format lore accepts, in the order `GET /data-ingestion/adapters` lists them. A new adapter is one file plus one line here. */

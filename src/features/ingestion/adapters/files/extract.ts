@@ -7,12 +7,7 @@ import { docxToMarkdown } from './docx-to-markdown.ts';
 import { htmlPageToMarkdown } from './html-page.ts';
 import { pdfInflatedBytes } from './inflated-size.ts';
 import { pdfToMarkdown } from './pdf-to-markdown.ts';
-
-/** The formats whose text the extraction thread takes out (Markdown and plain text are read as they are). */
-export type ExtractedFormat = 'pdf' | 'docx' | 'html';
-
-/** A document's text and what lore records of it. */
-export type Extracted = { content: string; contentType: 'markdown'; title: string | undefined; pageStarts?: number[]; pageCount?: number };
+import type { Extracted, ExtractedFormat } from '../adapter.ts';
 
 async function extractText(format: ExtractedFormat, bytes: Buffer, bounds: ExtractionBounds): Promise<Extracted> {
   switch (format) {

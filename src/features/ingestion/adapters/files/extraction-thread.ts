@@ -6,7 +6,8 @@
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import type { ExtractionBounds } from './bounds.ts';
-import { extractDocument, type Extracted, type ExtractedFormat } from './extract.ts';
+import type { Extracted, ExtractedFormat } from '../adapter.ts';
+import { extractDocument } from './extract.ts';
 
 /** One file to extract; `bytes` is transferred. */
 export type ExtractionRequest = { format: ExtractedFormat; bytes: Uint8Array; bounds: ExtractionBounds };

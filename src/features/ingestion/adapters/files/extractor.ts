@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import { spawnWorker } from '../../../../core/spawn-worker.ts';
 import { boundExceeded, subjectOf, type ExtractionBounds } from './bounds.ts';
 import { DocumentError } from './document-error.ts';
-import type { Extracted, ExtractedFormat } from './extract.ts';
+import type { Extracted, ExtractedFormat } from '../adapter.ts';
 import type { ExtractionAnswer, ExtractionRequest } from './extraction-thread.ts';
 
 /**

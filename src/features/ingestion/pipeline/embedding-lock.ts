@@ -1,8 +1,8 @@
-import type { Db } from '../../core/db/db.ts';
-import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
-import type { ClaimedJob } from './queue.ts';
-import { UnrecoverableJobError } from './job-errors.ts';
-import { vectorIndexDdl } from '../retrieval/vector-index.ts';
+import type { Db } from '../../../core/db/db.ts';
+import type { EmbeddingProvider } from '../../../core/providers/embeddings/provider.ts';
+import type { ClaimedJob } from '../queue.ts';
+import { UnrecoverableJobError } from '../job-errors.ts';
+import { vectorIndexDdl } from '../../retrieval/vector-index.ts';
 
 // Per database: a process that opens two databases must index each.
 const ensuredDimensions = new WeakMap<Db, Set<number>>();

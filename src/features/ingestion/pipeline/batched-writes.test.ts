@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
-import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
-import { createKnowledgeBase, ingest, markdownDocument, submit, waitForJob, type GenericRecord } from '../../../test/ingestion.ts';
-import { askAboutReturns, createQueryExperience } from '../../../test/query-experience.ts';
+import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../../test/fake-openai.ts';
+import { engine, startTestServer, type TestServer } from '../../../../test/harness.ts';
+import { createKnowledgeBase, ingest, markdownDocument, submit, waitForJob, type GenericRecord } from '../../../../test/ingestion.ts';
+import { askAboutReturns, createQueryExperience } from '../../../../test/query-experience.ts';
 
 describe(`ingestion batched writes (${engine})`, () => {
   let server: TestServer;

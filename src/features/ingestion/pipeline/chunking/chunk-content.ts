@@ -1,30 +1,9 @@
-import type { ContentType } from '../adapters/adapter.ts';
+import type { ContentType } from '../../adapters/adapter.ts';
 import { groupSections, parseCodeBlocks, parseMarkdownBlocks } from './markdown-blocks.ts';
 import { packUnits } from './packer.ts';
 import { splitQuestionBlocks } from './qa-pairs.ts';
 import type { Range } from './text-boundaries.ts';
-
-/** One chunk of a record's content. */
-export type Chunk = {
-  /** 0, 1, 2, ... in document order. */
-  ordinal: number;
-  /** Exactly `content.slice(start, end)`. */
-  text: string;
-  /** The Markdown headings above this chunk, outermost first (for `qa_pair`, ending with the question). */
-  headingPath: string[];
-  /** Offset of the chunk in the content, in UTF-16 code units as `String.prototype.slice` counts them. */
-  start: number;
-  /** Exclusive end offset. */
-  end: number;
-};
-
-/** Chunk sizes in characters (UTF-16 code units). */
-export type ChunkOptions = {
-  /** Longest chunk, default 800; only an unsplittable unit (a table row, a `qa_pair` pair up to twice this) is longer. */
-  chunkSize: number;
-  /** Characters a chunk repeats from the end of the previous chunk of the same section, default 100; less than chunkSize. */
-  chunkOverlap: number;
-};
+import type { Chunk, ChunkOptions } from './types.ts';
 
 /** The defaults issue 3 asks for: about 200 tokens of English per chunk. */
 export const DEFAULT_CHUNK_OPTIONS: Readonly<ChunkOptions> = Object.freeze({ chunkSize: 800, chunkOverlap: 100 });

@@ -1,4 +1,4 @@
-import type { ChunkOptions } from './chunk-content.ts';
+import type { ChunkOptions } from './types.ts';
 import {
   cutToken,
   isLineStart,

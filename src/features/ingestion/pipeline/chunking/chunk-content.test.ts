@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import type { ContentType } from '../adapters/adapter.ts';
-import { chunkContent, DEFAULT_CHUNK_OPTIONS, type Chunk, type ChunkOptions } from './chunk-content.ts';
+import type { ContentType } from '../../adapters/adapter.ts';
+import { chunkContent, DEFAULT_CHUNK_OPTIONS } from './chunk-content.ts';
+import type { Chunk, ChunkOptions } from './types.ts';
 
 const fixture = (name: string): string => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');
 const widgetGuide = fixture('widget-guide.md');

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
-import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
-import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
-import { createKnowledgeBase, ingest, markdownDocument, submit, waitForJob, type GenericRecord } from '../../../test/ingestion.ts';
+import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../../test/fake-openai.ts';
+import { engine, startTestServer, type TestServer } from '../../../../test/harness.ts';
+import { createKnowledgeBase, ingest, markdownDocument, submit, waitForJob, type GenericRecord } from '../../../../test/ingestion.ts';
 
 const JOBS = '/api/v2/data-ingestion/jobs';
 
@@ -129,7 +129,7 @@ describe(`ingestion processing: dedup, updates, deletions, cancellation, isolati
 
   test('a content-hub export is decoded, converted to Markdown and indexed', async () => {
     const kb = await createKnowledgeBase(server, token);
-    const data = JSON.parse(await readFile(new URL('./adapters/fixtures/content-hub-export.json', import.meta.url), 'utf8'));
+    const data = JSON.parse(await readFile(new URL('../adapters/fixtures/content-hub-export.json', import.meta.url), 'utf8'));
     const answer = await server.request('POST', JOBS, { token, body: { adapterType: 'content-hub', knowledgeBaseId: kb, data } });
     assert.equal(answer.status, 202, answer.text);
     const job = await waitForJob(server, token, answer.body.jobId);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
-import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
-import { createKnowledgeBase, markdownDocument, submit, waitForJob } from '../../../test/ingestion.ts';
+import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../../test/fake-openai.ts';
+import { engine, startTestServer, type TestServer } from '../../../../test/harness.ts';
+import { createKnowledgeBase, markdownDocument, submit, waitForJob } from '../../../../test/ingestion.ts';
 import { BatchSizer } from './batch-size.ts';
 
 describe(`ingestion progress moves as records finish (${engine})`, () => {

@@ -1,15 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from 'typebox';
-import { StringEnum } from '../../../core/http/schemas.ts';
-import { unstorable } from '../../../core/http/input-guard.ts';
-import type { Adapter, AdapterIssue, NormalizedRecord, NormalizeInput, RecordFailure, UploadedFile } from './adapter.ts';
-import { subjectOf } from './files/bounds.ts';
-import { decodeText, detectFormat, type FileFormat } from './files/detect-format.ts';
-import { DocumentError } from './files/document-error.ts';
-import type { Extracted } from './files/extract.ts';
-import { limits, limitViolation, normalizeLineEndings, normalizeTags } from './limits.ts';
-import { compileSchema, httpUrlPattern, isNonBlank, isObject, IssueList, pointerSegment } from './schema-issues.ts';
-import { firstHeading, shortenText } from './title.ts';
+import { StringEnum } from '../../../../core/http/schemas.ts';
+import { unstorable } from '../../../../core/http/input-guard.ts';
+import type { Adapter, AdapterIssue, Extracted, NormalizedRecord, NormalizeInput, RecordFailure, UploadedFile } from '../adapter.ts';
+import { subjectOf } from './bounds.ts';
+import { decodeText, detectFormat, type FileFormat } from './detect-format.ts';
+import { DocumentError } from './document-error.ts';
+import { limits, limitViolation, normalizeLineEndings, normalizeTags } from '../limits.ts';
+import { compileSchema, httpUrlPattern, isNonBlank, isObject, IssueList, pointerSegment } from '../schema-issues.ts';
+import { firstHeading, shortenText } from '../title.ts';
 
 const formats: readonly FileFormat[] = ['pdf', 'docx', 'html', 'markdown', 'text'];
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { NormalizedRecord } from './adapters/adapter.ts';
+import type { NormalizedRecord } from '../adapters/adapter.ts';
 
 /** JSON with object keys sorted at every level, so that key order never changes a hash. */
 function canonicalJson(value: unknown): string {

@@ -12,8 +12,8 @@
  * client's polls do not count: a rule that counted every statement that waited for a transaction
  * left the ingestion alone at 98-125 chunks/s (bench/history.md, "PGlite's writes").
  */
-import type { Db } from '../../core/db/db.ts';
-import { QUESTION_HOLD_MS } from '../../core/question-hold.ts';
+import type { Db } from '../../../core/db/db.ts';
+import { QUESTION_HOLD_MS } from '../../../core/question-hold.ts';
 
 const PGLITE_GROUP_CHUNKS = 24;
 
