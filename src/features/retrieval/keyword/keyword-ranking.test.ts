@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
-import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
-import { createKnowledgeBase, ingest } from '../../../test/ingestion.ts';
+import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../../test/fake-openai.ts';
+import { engine, startTestServer, type TestServer } from '../../../../test/harness.ts';
+import { createKnowledgeBase, ingest } from '../../../../test/ingestion.ts';
 import { BM25_B, BM25_K1 } from './bm25.ts';
 
 /**
