@@ -12,8 +12,8 @@
  */
 import { loadavg } from 'node:os';
 import { openDb } from '../src/core/db/open.ts';
-import { keywordSearch } from '../src/features/retrieval/keyword-search.ts';
-import { PostingLists } from '../src/features/retrieval/posting-lists.ts';
+import { keywordSearch } from '../src/features/retrieval/keyword/keyword-search.ts';
+import { PostingLists } from '../src/features/retrieval/keyword/posting-lists.ts';
 import { helpQuestions } from './help-center.ts';
 import { keptDatabase } from './kept-database.ts';
 

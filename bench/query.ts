@@ -69,8 +69,8 @@ import { chunkContent, DEFAULT_CHUNK_OPTIONS } from '../src/features/ingestion/p
 import { contentHash, sha256 } from '../src/features/ingestion/pipeline/content-hash.ts';
 import { ensureVectorIndex } from '../src/features/ingestion/pipeline/embedding-lock.ts';
 import { embeddingText } from '../src/features/ingestion/pipeline/embedding-text.ts';
-import { keywordSearch } from '../src/features/retrieval/keyword-search.ts';
-import { postingListsOf } from '../src/features/retrieval/posting-lists.ts';
+import { keywordSearch } from '../src/features/retrieval/keyword/keyword-search.ts';
+import { postingListsOf } from '../src/features/retrieval/keyword/posting-lists.ts';
 import type { RunningServer } from '../src/server.ts';
 import { finished, startBulkJob, waitForJob } from './bulk-job.ts';
 import { percentile, round } from './corpus.ts';

@@ -1,6 +1,6 @@
 -- Keyword ranking: the statistics BM25 needs, kept by triggers on chunks so that every way a
 -- chunk is written or removed (ingestion, updates, entry, knowledge base or workspace deletion)
--- keeps them exact. See docs/ingestion.md, "Keyword ranking (BM25)".
+-- keeps them exact. See docs/keyword-engine.md.
 
 -- The inverted index: one row per lexeme of each chunk, with the lexeme's frequency in the chunk
 -- and the chunk's length (its indexed tokens). Rows are only inserted and deleted, never updated,

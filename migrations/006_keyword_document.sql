@@ -2,7 +2,7 @@
 -- dotted name (`copy.deepcopy`, `os.path.join`) as one host or file token, so a question naming
 -- `deepcopy` or `join` never matched it: a dot between a letter or digit and a letter is read as
 -- a space first. Decimals such as 3.14 keep their dot, as a digit follows it. Questions go through
--- the same function (src/features/retrieval/retrieve.service.ts).
+-- the same function (src/features/retrieval/keyword/).
 CREATE FUNCTION keyword_document(document text) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT to_tsvector('english', regexp_replace(document, '([[:alnum:]_])\.(?=[[:alpha:]_])', '\1 ', 'g'))
 $$;

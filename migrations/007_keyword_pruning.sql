@@ -1,12 +1,13 @@
 -- Top-k keyword ranking that does not read every posting of a question's common terms
 -- (MaxScore, Turtle and Flood 1995). It needs, per lexeme of a knowledge base, the number of
 -- chunks holding it (df, for idf) and an upper bound of its BM25 term weight. Both are kept here by
--- the chunks' triggers, so the query reads them instead of counting postings. See docs/ingestion.md,
--- "Keyword ranking (BM25)", for the algorithm and what this costs at write time.
+-- the chunks' triggers, so the query reads them instead of counting postings. See
+-- docs/keyword-engine.md for the algorithm and what this costs at write time.
 
 -- BM25's term weight without idf: tf × (k1 + 1) / (tf + k1 × (1 − b + b × length / average)),
--- k1 = 0.9 and b = 0.4 (BM25_K1 and BM25_B in src/features/retrieval/keyword-ranking.ts, where a
--- test compares this function with a computation by hand). Inlined by the planner.
+-- k1 = 0.9 and b = 0.4 (BM25_K1 and BM25_B in src/features/retrieval/keyword/bm25.ts, whose
+-- termWeight repeats this function for the posting lists in memory; keyword-ranking.test.ts
+-- compares both with each other and with a computation by hand). Inlined by the planner.
 CREATE FUNCTION keyword_term_weight(frequency integer, length integer, average_length float8) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT frequency * 1.9::float8 / (frequency + 0.9::float8 * (0.6::float8 + 0.4::float8 * length / average_length))

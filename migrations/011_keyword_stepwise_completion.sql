@@ -2,7 +2,7 @@
 -- dropping after each lexeme the candidates that can no longer reach the top k. Migration 007
 -- looked up every remaining lexeme for every candidate: on the 100,000-chunk help centre of
 -- bench:query, a 5-lexeme question kept 2,045 candidates and made 6,135 lookups, most of which
--- found nothing. The ranking is unchanged (see docs/ingestion.md, "Keyword ranking (BM25)").
+-- found nothing. The ranking is unchanged (see docs/keyword-engine.md).
 --
 -- The top k chunks of the knowledge bases by BM25 for a question, exactly as summing every posting
 -- of its lexemes would rank them (scores rounded to 9 decimals, ties by chunk id), with the

@@ -1,5 +1,5 @@
 -- A version per lexeme of a knowledge base, for the posting lists the API processes keep in memory
--- (src/features/retrieval/posting-lists.ts). `changes` counts the postings of the lexeme ever
+-- (src/features/retrieval/keyword/posting-lists.ts). `changes` counts the postings of the lexeme ever
 -- written or deleted in a slot; it only grows, so the sum over a lexeme's slots changes whenever
 -- any of its postings does, and two reads that see the same sum see the same postings (a later
 -- snapshot sees every change an earlier one saw). The trigger below is migration 007's, with the

@@ -1,7 +1,8 @@
 import type { Db, Queryable } from '../../core/db/db.ts';
 import type { EmbeddingProvider } from '../../core/providers/embeddings/provider.ts';
-import { keywordSearch, type KeywordRanking } from './keyword-search.ts';
-import { postingListsOf } from './posting-lists.ts';
+import { COVERAGE, coverageTerms } from './keyword/keyword-coverage.ts';
+import { keywordSearch, type KeywordRanking } from './keyword/keyword-search.ts';
+import { postingListsOf } from './keyword/posting-lists.ts';
 import { filterClause, hasFilter, type Ranked, type RetrieveInput } from './retrieve-input.ts';
 import { cosineDistance, indexedDistance } from './vector-index.ts';
 
@@ -134,36 +135,6 @@ export function fuse(rankings: { ranking: Ranked; weight: number }[]): Ranked {
   }
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }
-
-/**
- * The CTEs the keyword coverage (`COVERAGE`) of the chunks returned reads: the question's lexemes
- * and their idf over the knowledge bases searched. Adds the question, the knowledge bases and, when
- * the keyword search read them already, the document frequencies to `values`.
- */
-function coverageTerms(values: unknown[], input: RetrieveInput, documentFrequencies: Record<string, number> | undefined): string {
-  const query = values.push(input.query);
-  const bases = values.push(input.knowledgeBaseIds);
-  // Only a vector search (or a filter that left no keyword hit) leaves the document frequencies to
-  // read here, from the per-lexeme counts the chunk triggers keep (migration 007: at most 16 rows
-  // per lexeme, not one per posting).
-  const documentFrequency = documentFrequencies
-    ? `SELECT coalesce(($${values.push(JSON.stringify(documentFrequencies))}::jsonb ->> terms.lexeme)::float8, 0) AS df`
-    : `SELECT coalesce(sum(l.chunks), 0)::float8 AS df FROM unnest($${bases}::uuid[]) b(id)
-         JOIN keyword_lexemes l ON l.workspace_id = $1 AND l.knowledge_base_id = b.id AND l.lexeme = terms.lexeme`;
-  return `WITH terms AS (SELECT DISTINCT t.lexeme FROM unnest(keyword_document($${query})) t),
-     totals AS (
-       SELECT greatest(sum(chunks), 1)::float8 AS chunks FROM keyword_totals WHERE workspace_id = $1 AND knowledge_base_id = ANY($${bases}::uuid[])
-     ),
-     weights AS (
-       SELECT terms.lexeme, ln(1 + (totals.chunks - d.df + 0.5) / (d.df + 0.5)) AS idf
-       FROM terms CROSS JOIN totals CROSS JOIN LATERAL (${documentFrequency}) d
-     )`;
-}
-
-// The share of the question's idf that chunk c holds, over the CTEs of `coverageTerms`.
-const COVERAGE = `(SELECT sum(w.idf) FROM weights w JOIN keyword_postings p
-          ON p.workspace_id = $1 AND p.knowledge_base_id = c.knowledge_base_id AND p.lexeme = w.lexeme AND p.chunk_id = c.id)
-         / nullif((SELECT sum(idf) FROM weights), 0)`;
 
 /** Ranked chunks of the knowledge bases for a query: keyword, vector, or both fused (hybrid). */
 export async function retrieve(db: Db, embedder: EmbeddingProvider, input: RetrieveInput): Promise<RetrievedChunk[]> {

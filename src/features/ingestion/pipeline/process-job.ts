@@ -29,7 +29,7 @@ const TIMINGS_INTERVAL_MS = 250;
 // Batch writes in flight of a job attempt on PostgreSQL while it is the only job being written:
 // one writes while the next embeds, and a second uses another backend (and core): 1.3-1.4 times
 // the chunks a second with one worker process. Beside another job it only competed for the cores:
-// two worker processes wrote 656-764 chunks/s with it against 755-882 without (bench/README.md,
+// two worker processes wrote 656-764 chunks/s with it against 755-882 without (bench/history.md,
 // "Two batch writes in flight"). Their transactions share no row: the keyword counters are per
 // advisory-locked slot (migration 007) and per backend, and a record is in one batch at a time
 // (WritesInFlight).

@@ -1,7 +1,7 @@
-import type { Db, Queryable } from '../../core/db/db.ts';
-import { yieldEvery } from '../../core/yield-every.ts';
+import type { Db, Queryable } from '../../../core/db/db.ts';
+import { yieldEvery } from '../../../core/yield-every.ts';
 import { termWeight } from './bm25.ts';
-import type { Ranked } from './retrieve-input.ts';
+import type { Ranked } from '../retrieve-input.ts';
 
 /**
  * A lexeme's postings in one knowledge base as the database held them when `keyword_lexemes`
@@ -257,9 +257,12 @@ export class PostingLists {
   }
 
   /**
-   * The top k chunks by BM25 over the lists, as `keyword_top_k` ranks them: per posting idf ×
-   * `keyword_term_weight` (migration 007), summed per chunk, rounded to 9 decimals the way
-   * PostgreSQL rounds a float8 through numeric, ties by chunk id.
+   * The TypeScript ranker: the top k chunks by BM25 over the lists, as `keyword_top_k` ranks them:
+   * per posting idf × `keyword_term_weight` (migration 007, here `termWeight`), summed per chunk,
+   * rounded to 9 decimals the way PostgreSQL rounds a float8 through numeric, ties by chunk id.
+   * Used for an unfiltered question whose lists `find` returned (`keywordSearch`, case 2), which is
+   * most questions once a process has read the lists it is asked for; the SQL rankers take the
+   * rest, and keyword-ranking.test.ts checks that both give every chunk the same score.
    *
    * MaxScore (Turtle and Flood 1995), as `keyword_top_k` prunes in SQL: lists are summed whole in
    * the order of their upper bound (idf × their largest weight), the rarest and heaviest first,

@@ -1,6 +1,6 @@
-import type { Queryable } from '../../core/db/db.ts';
+import type { Queryable } from '../../../core/db/db.ts';
 import type { ListKey, PostingLists } from './posting-lists.ts';
-import { filterClause, hasFilter, type Ranked, type RetrieveInput } from './retrieve-input.ts';
+import { filterClause, hasFilter, type Ranked, type RetrieveInput } from '../retrieve-input.ts';
 
 // N and the average chunk length of the knowledge bases searched ($1 the workspace, $2 the
 // knowledge bases), as `keyword_top_k` reads them.
@@ -35,15 +35,17 @@ function toRanking(rows: ScoredRow[], frequenciesUnknown: boolean): KeywordRanki
  * Chunks holding any of the query's terms, ranked by BM25 (Robertson and Zaragoza 2009, with
  * Lucene's idf): per query lexeme, idf = ln(1 + (N - df + 0.5) / (df + 0.5)) over the chunks of
  * the knowledge bases searched, times tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average)).
- * Lexemes are those of `keyword_document` (migration 006), as in the chunks.
+ * Lexemes are those of `keyword_document` (migration 006), as in the chunks. Three rankers give
+ * the same chunks, scores and order (keyword-ranking.test.ts and keyword-pruning.test.ts hold
+ * them to it); which one ranks a question (docs/keyword-engine.md, "Which ranker"):
  *
- * With `lists`, the question's posting lists are scored in this process when it holds every one
- * of them at the version the database reports (`PostingLists`), or has read those it lacked
- * within a bound wait (`PostingLists.find`). Otherwise, without a filter, `keyword_top_k` (migrations
- * 007 and 011) finds the top `limit` by MaxScore, reading the postings of the question's common
- * lexemes only for the chunks that can still make the top, one lexeme at a time, dropping after
- * each those that no longer can. A filter's entries are not known to the per-lexeme bounds, so a
- * filtered search sums every posting (`exhaustiveKeywordSearch`), which ranks the same.
+ * 1. A filter: `exhaustiveKeywordSearch`, in SQL, since the bounds MaxScore prunes with know
+ *    nothing of which entries a filter admits.
+ * 2. Else, with `lists`, `PostingLists.topK` in this process (TypeScript), when it holds every
+ *    posting list of the question at the version the database reports, or has read those it
+ *    lacked within a bound wait (`PostingLists.find`): the usual path of the API.
+ * 3. Else `keyword_top_k` in SQL (`rankInDatabase`): lists too long to keep, read less than a
+ *    second ago, not read in time, or no `lists` given (benchmarks and tests asking the database).
  */
 export async function keywordSearch(db: Queryable, input: RetrieveInput, limit: number, lists?: PostingLists): Promise<KeywordRanking> {
   if (hasFilter(input.filter)) return exhaustiveKeywordSearch(db, input, limit);
@@ -51,6 +53,17 @@ export async function keywordSearch(db: Queryable, input: RetrieveInput, limit: 
     const found = await rankFromMemory(db, input, limit, lists);
     if (found) return found;
   }
+  return rankInDatabase(db, input, limit);
+}
+
+/**
+ * The SQL ranker of an unfiltered question: `keyword_top_k` (migrations 007 and 011, current
+ * version 011) finds the top `limit` by MaxScore, reading the postings of the question's common
+ * lexemes only for the chunks that can still make the top, one lexeme at a time, dropping after
+ * each those that no longer can. Used when the lists in memory cannot rank the question
+ * (`keywordSearch`, case 3).
+ */
+async function rankInDatabase(db: Queryable, input: RetrieveInput, limit: number): Promise<KeywordRanking> {
   const { rows } = await db.query<ScoredRow>(
     'SELECT chunk_id AS id, score, document_frequencies AS frequencies FROM keyword_top_k($1, $2::uuid[], $3, $4)',
     [input.workspaceId, input.knowledgeBaseIds, input.query, limit],
@@ -90,10 +103,12 @@ async function rankFromMemory(db: Queryable, input: RetrieveInput, limit: number
 }
 
 /**
- * The same ranking by summing every posting of the question's lexemes: term frequencies and lengths
- * from `keyword_postings`, N and the average length from `keyword_totals` (migration 004), read from
- * their primary keys alone. Its cost grows with the postings of those lexemes. Scores are rounded
- * to 9 decimals as `keyword_top_k` rounds them, so that both order ties alike (by chunk id).
+ * The SQL ranker of a filtered question (`keywordSearch`, case 1): the same ranking by summing
+ * every posting of the question's lexemes: term frequencies and lengths from `keyword_postings`,
+ * N and the average length from `keyword_totals` (migration 004), read from their primary keys
+ * alone. Its cost grows with the postings of those lexemes. Scores are rounded to 9 decimals as
+ * `keyword_top_k` rounds them, so that both order ties alike (by chunk id). The tests also call it
+ * unfiltered, as the reference the pruned rankers must equal.
  */
 export async function exhaustiveKeywordSearch(db: Queryable, input: RetrieveInput, limit: number): Promise<KeywordRanking> {
   const filter = filterClause(input.filter, 5);

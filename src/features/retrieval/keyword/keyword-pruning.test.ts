@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
-import type { Queryable } from '../../core/db/db.ts';
-import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
-import { createKnowledgeBase, ingest, type GenericRecord } from '../../../test/ingestion.ts';
+import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../../test/fake-openai.ts';
+import type { Queryable } from '../../../core/db/db.ts';
+import { engine, startTestServer, type TestServer } from '../../../../test/harness.ts';
+import { createKnowledgeBase, ingest, type GenericRecord } from '../../../../test/ingestion.ts';
 import { exhaustiveKeywordSearch, keywordSearch, type KeywordRanking } from './keyword-search.ts';
 import { PostingLists, postingListsOf, roundLikePostgres } from './posting-lists.ts';
-import { retrieve } from './retrieve.service.ts';
-import { random } from '../../../test/random.ts';
+import { retrieve } from '../retrieve.service.ts';
+import { random } from '../../../../test/random.ts';
 
 // Words of the corpus, most frequent first: a document draws word i with probability about
 // 1 / (i + 1), so the first few are in most documents (common, low idf) and the last in a few.

@@ -1,15 +1,65 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../test/fake-openai.ts';
-import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
-import { createKnowledgeBase, ingest } from '../../../test/ingestion.ts';
+import { fakeEmbeddingsEnv, startFakeOpenAi, type FakeOpenAi } from '../../../../test/fake-openai.ts';
+import { engine, startTestServer, type TestServer } from '../../../../test/harness.ts';
+import { createKnowledgeBase, ingest, markdownDocument, type GenericRecord } from '../../../../test/ingestion.ts';
+import { random } from '../../../../test/random.ts';
 import { BM25_B, BM25_K1 } from './bm25.ts';
+import { exhaustiveKeywordSearch, keywordSearch } from './keyword-search.ts';
+import { PostingLists } from './posting-lists.ts';
 
 /**
  * A document of the tests: its words are distinct English nouns that are no stop words and keep
  * their own stem, so that its BM25 statistics can be counted by hand: every word is one token.
  */
 type Doc = { id: string; title: string; content: string };
+
+// How far the SQL and TypeScript scores of a chunk may be apart. Both compute each posting's
+// weight in the same float operations and round the sum to 9 decimals alike, but they add a
+// chunk's terms in another order (SQL in the executor's, TypeScript in the lists' bound order), and
+// float addition is not associative: the sums may differ in their last bits (about 1e-15), which
+// only matters when one lies that close to a half unit and the two round to neighbouring units,
+// 1e-9 apart; the half more covers the error of subtracting two such doubles. On this corpus all
+// 1,529 scores agree to the last digit. Raising k1 by 0.01 on one side moved the first score by
+// 1e-3 (in SQL) to 8e-3 (in TypeScript), so a change of the formula on one side shows.
+const SCORE_TOLERANCE = 1.5e-9;
+// More than the chunks of the corpus below: the rankings hold every chunk holding a question lexeme.
+const EVERY_CHUNK = 10_000;
+
+/**
+ * Documents of varied shape for comparing the rankers: help-centre Markdown of several chunks,
+ * and short records with stems, dotted names, decimals, repeated words and seeded random lengths.
+ */
+function variedCorpus(seed: number): GenericRecord[] {
+  const next = random(seed);
+  const vocabulary = ['refund', 'refunds', 'refunded', 'invoice', 'invoicing', 'payment', 'password', 'reset', 'export', 'webhook', 'retry', 'limit', 'quota', 'token', 'scope'];
+  const records: GenericRecord[] = Array.from({ length: 12 }, (_, index) => ({ id: `guide-${seed}-${index}`, title: `Guide ${index}`, content: markdownDocument(seed * 100 + index, 600 + index * 150), contentType: 'markdown' }));
+  for (let index = 0; index < 40; index += 1) {
+    const words = Array.from({ length: 1 + Math.floor(next() * 30) }, () => vocabulary[Math.floor(next() ** 2 * vocabulary.length)]!);
+    records.push({ id: `note-${seed}-${index}`, title: index % 5 === 0 ? 'Refund policy' : `Note ${index}`, content: words.join(' ') });
+  }
+  records.push(
+    { id: `code-${seed}`, title: 'Paths', content: 'Call os.path.join before copy.deepcopy; pi is 3.14 and the retry limit 5.' },
+    { id: `repeat-${seed}`, title: 'Refund', content: 'refund refund refund refund refund' },
+  );
+  return records;
+}
+
+/** Questions of every kind: one word, common and rare words mixed, long, repeated, dotted, stop words only, unknown words. */
+const VARIED_QUESTIONS = [
+  'refund',
+  'How do I get a refund for a failed payment?',
+  'invoice refunds',
+  'billing settings audit log',
+  'Administrators can change shipping rules at any time',
+  'refund refund refunded',
+  'os.path.join deepcopy',
+  'retry limit 3.14',
+  'webhooks security exports pricing support limits accounts',
+  'what is the',
+  'zeppelin',
+  'password reset zeppelin',
+];
 
 const words = (doc: Doc) => `${doc.title} ${doc.content}`.toLowerCase().split(/\s+/);
 
@@ -37,11 +87,12 @@ describe(`keyword retrieval ranks by BM25 (${engine})`, () => {
   let server: TestServer;
   let fake: FakeOpenAi;
   let token: string;
+  let workspaceId: string;
 
   before(async () => {
     fake = await startFakeOpenAi();
     server = await startTestServer(fakeEmbeddingsEnv(fake));
-    ({ token } = await server.tenant());
+    ({ token, workspaceId } = await server.tenant());
   });
   after(async () => {
     await server.close();
@@ -178,5 +229,60 @@ describe(`keyword retrieval ranks by BM25 (${engine})`, () => {
       [kb],
     );
     assert.deepEqual(left.rows[0], { postings: 0, totals: 0 });
+  });
+  test('the SQL rankers and the TypeScript ranker give every chunk the same score, in the same order', async () => {
+    const { db } = server.context;
+    const first = await createKnowledgeBase(server, token, { chunkSize: 300, chunkOverlap: 30 });
+    const second = await createKnowledgeBase(server, token);
+    const records = variedCorpus(3);
+    await ingest(server, token, first, records);
+    await ingest(server, token, second, variedCorpus(5));
+    // After an update and deletions, so that frequencies, lengths and document frequencies changed.
+    await ingest(server, token, first, [
+      ...records.slice(12, 20).map((record) => ({ ...record, content: `${record.content} quota quota scope` })),
+      ...records.slice(20, 26).map((record) => ({ id: record.id, deleted: true })),
+    ]);
+    // Every list held before the questions, so that each is ranked from memory (none waits).
+    const lists = new PostingLists({ waitMs: 0 });
+    const { rows: keys } = await db.query<{ knowledgeBaseId: string; lexeme: string }>(
+      'SELECT DISTINCT knowledge_base_id AS "knowledgeBaseId", lexeme FROM keyword_lexemes WHERE workspace_id = $1 AND knowledge_base_id = ANY($2::uuid[])',
+      [workspaceId, [first, second]],
+    );
+    await lists.load(db, workspaceId, keys);
+
+    let compared = 0;
+    for (const knowledgeBaseIds of [[first], [first, second]]) {
+      for (const query of VARIED_QUESTIONS) {
+        const { rows } = await db.query<{ chunks: number }>(
+          `SELECT count(DISTINCT p.chunk_id)::int AS chunks FROM unnest(keyword_document($3)) t
+           JOIN keyword_postings p ON p.workspace_id = $1 AND p.knowledge_base_id = ANY($2::uuid[]) AND p.lexeme = t.lexeme`,
+          [workspaceId, knowledgeBaseIds, query],
+        );
+        // Every chunk holding a lexeme of the question, and a top 10, where both prune by MaxScore.
+        for (const k of [EVERY_CHUNK, 10]) {
+          const label = `"${query}" over ${knowledgeBaseIds.length} knowledge base(s), top ${k}`;
+          const input = { workspaceId, knowledgeBaseIds, query, topK: k, mode: 'keyword' as const };
+          const hits = lists.counts.hits;
+          const typescript = (await keywordSearch(db, input, k, lists)).ranking;
+          // (A question none of whose lexemes a chunk holds needs no list.)
+          assert.equal(lists.counts.hits - hits, rows[0]!.chunks > 0 ? 1 : 0, `${label}: ranked from the lists in memory`);
+          assert.equal(typescript.length, Math.min(k, rows[0]!.chunks), `${label}: every chunk holding a lexeme is scored`);
+          const sql = { keyword_top_k: (await keywordSearch(db, input, k)).ranking, exhaustive: (await exhaustiveKeywordSearch(db, input, k)).ranking };
+          for (const [ranker, ranking] of Object.entries(sql)) {
+            assert.deepEqual(
+              typescript.map((chunk) => chunk.id),
+              ranking.map((chunk) => chunk.id),
+              `${label}: ${ranker} orders as the TypeScript ranker`,
+            );
+            typescript.forEach((chunk, index) => {
+              const difference = Math.abs(chunk.score - ranking[index]!.score);
+              assert.ok(difference <= SCORE_TOLERANCE, `${label}: chunk ${chunk.id} scores ${chunk.score} in TypeScript, ${ranking[index]!.score} in ${ranker}`);
+            });
+          }
+          if (k === EVERY_CHUNK) compared += typescript.length;
+        }
+      }
+    }
+    assert.ok(compared > 1000, `${compared} chunk scores compared`);
   });
 });
