@@ -10,10 +10,10 @@ import { after, before, test } from 'node:test';
 import { createTestDatabase, engine } from '../../../test/harness.ts';
 import type { Db } from './db.ts';
 import { openPostgres } from './postgres.ts';
-import { dumpSchema, freshEmbeddedDb, migratedSchema, SCHEMA_FILE, SCHEMA_HEADER } from './schema-dump.ts';
+import { dumpSchema, freshEmbeddedDb, migratedSchema, SCHEMA_FILE, schemaFileText } from './schema-dump.ts';
 
 /** A new, empty database of the run's engine, and its removal. */
-async function freshDb(): Promise<{ db: Db; drop(): Promise<void> }> {
+async function emptyDatabase(): Promise<{ db: Db; drop(): Promise<void> }> {
   if (engine === 'pglite') {
     const db = await freshEmbeddedDb();
     return { db, drop: () => db.close() };
@@ -77,10 +77,10 @@ async function assertSchemaIs(expected: string, actual: string) {
 }
 
 let file: string;
-let fresh: Awaited<ReturnType<typeof freshDb>>;
+let fresh: Awaited<ReturnType<typeof emptyDatabase>>;
 before(async () => {
   file = await readFile(SCHEMA_FILE, 'utf8');
-  fresh = await freshDb();
+  fresh = await emptyDatabase();
 });
 after(() => fresh.drop());
 
@@ -90,7 +90,7 @@ test(`docs/schema.sql is the schema the migrations make (${engine})`, async () =
 
 test('a schema that drifts from the file fails, with a diff naming the table and the column', async () => {
   await fresh.db.exec('ALTER TABLE chunks ADD COLUMN drift integer');
-  const difference = schemaDifference(file, `${SCHEMA_HEADER}\n${await dumpSchema(fresh.db)}`);
+  const difference = schemaDifference(file, await schemaFileText(fresh.db));
   assert.equal(difference, 'in CREATE TABLE public.chunks (\n+   drift integer,');
 });
 
@@ -105,5 +105,5 @@ test('an object the dump does not write fails it, rather than go missing from th
 test('the file, run on an empty schema, makes the same schema again', async () => {
   // The same database emptied rather than a second one: a new PGlite costs 3 s of CPU.
   await fresh.db.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public; ${file}`);
-  await assertSchemaIs(file, `${SCHEMA_HEADER}\n${await dumpSchema(fresh.db)}`);
+  await assertSchemaIs(file, await schemaFileText(fresh.db));
 });

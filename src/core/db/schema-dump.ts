@@ -51,24 +51,32 @@ export async function dumpSchema(db: Queryable): Promise<string> {
   return statements.map((statement) => `${statement.trimEnd()}\n`).join('\n');
 }
 
-/** `dumpSchema` of a fresh database once `migrate` has run on it, with the file's header. */
+/** The text docs/schema.sql would hold for the database `db` reaches: the header, then `dumpSchema`. */
+export async function schemaFileText(db: Queryable): Promise<string> {
+  return `${SCHEMA_HEADER}\n${await dumpSchema(db)}`;
+}
+
+/** `schemaFileText` of a fresh database once `migrate` has run on it. */
 export async function migratedSchema(db: Db): Promise<string> {
   await migrate(db);
-  return `${SCHEMA_HEADER}\n${await dumpSchema(db)}`;
+  return schemaFileText(db);
 }
 
 /** The objects of the schema that this dump would not write: relations of other kinds, and types of their own. */
 async function unwrittenObjects(db: Queryable): Promise<string[]> {
   const { rows } = await db.query<{ object: string }>(`
-    SELECT format('%s %I', CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'S' THEN 'sequence' ELSE 'relation' END, c.relname) AS object
-    FROM pg_class c
-    WHERE c.relnamespace = current_schema()::regnamespace AND ${notOfAnExtension('pg_class', 'c.oid')} AND c.relkind <> ALL (ARRAY[${WRITTEN_RELATION_KINDS.map((kind) => `'${kind}'`).join(', ')}]::"char"[])
-    UNION ALL
-    SELECT format('type %I', t.typname)
-    FROM pg_type t
-    WHERE t.typnamespace = current_schema()::regnamespace AND ${notOfAnExtension('pg_type', 't.oid')}
-      AND t.typrelid = 0 AND t.typelem = 0
-    ORDER BY 1`);
+    SELECT object FROM (
+      SELECT format('%s %I', CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'S' THEN 'sequence' ELSE 'relation' END, c.relname) AS object
+      FROM pg_class c
+      WHERE c.relnamespace = current_schema()::regnamespace AND ${notOfAnExtension('pg_class', 'c.oid')}
+        AND c.relkind <> ALL (ARRAY[${WRITTEN_RELATION_KINDS.map((kind) => `'${kind}'`).join(', ')}]::"char"[])
+      UNION ALL
+      SELECT format('type %I', t.typname)
+      FROM pg_type t
+      WHERE t.typnamespace = current_schema()::regnamespace AND ${notOfAnExtension('pg_type', 't.oid')}
+        -- Not a table's row type, nor an array type.
+        AND t.typrelid = 0 AND t.typelem = 0
+    ) objects ORDER BY object ${BY_NAME}`);
   return rows.map((row) => row.object);
 }
 
