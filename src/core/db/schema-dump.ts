@@ -47,7 +47,7 @@ type Constraint = { relation: string; name: string; kind: string; definition: st
 export async function dumpSchema(db: Queryable): Promise<string> {
   const unwritten = await unwrittenObjects(db);
   if (unwritten.length > 0) throw new Error(`schema-dump.ts does not write ${unwritten.join(', ')}: teach it to.`);
-  const statements = [...(await extensions(db)), ...(await tables(db)), ...(await indexes(db)), ...(await functions(db)), ...(await triggers(db))];
+  const statements = [...(await extensions(db)), ...(await tables(db)), ...(await indexes(db)), ...(await functions(db)), ...(await triggers(db)), ...(await comments(db))];
   return statements.map((statement) => `${statement.trimEnd()}\n`).join('\n');
 }
 
@@ -164,6 +164,17 @@ async function triggers(db: Queryable): Promise<string[]> {
     WHERE c.relnamespace = current_schema()::regnamespace AND NOT g.tgisinternal
     ORDER BY c.relname ${BY_NAME}, g.tgname ${BY_NAME}`);
   return rows.map((row) => `${row.definition};${row.enabled === 'D' ? `\nALTER TABLE ${row.relation} DISABLE TRIGGER ${row.name};` : ''}`);
+}
+
+/** COMMENT ON of the schema's objects that carry one (a table, column, function, trigger, ...). */
+async function comments(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ statement: string }>(`
+    SELECT format('COMMENT ON %s %s IS %L;', CASE o.type WHEN 'table column' THEN 'COLUMN' WHEN 'table constraint' THEN 'CONSTRAINT' ELSE upper(o.type) END, o.identity, d.description) AS statement
+    FROM pg_description d, pg_identify_object(d.classoid, d.objoid, d.objsubid) o, pg_identify_object_as_address(d.classoid, d.objoid, d.objsubid) a
+    -- The address's first name is the schema, for a trigger too (whose o.schema is NULL); the schema's own comment is initdb's.
+    WHERE a.object_names[1] = current_schema() AND o.type <> 'schema' AND NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = d.classoid AND e.objid = d.objoid AND e.deptype = 'e')
+    ORDER BY o.identity ${BY_NAME}, o.type ${BY_NAME}`);
+  return rows.map((row) => row.statement);
 }
 
 /**
