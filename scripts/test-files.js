@@ -64,12 +64,14 @@ export function engineBlind(file) {
 }
 
 /**
- * The files in the order they should start: those that drive Chromium first, then the others,
- * in name order. The page tests are the longest of those that do not start lore processes
- * (12-60 s each against 1-5 s for most files); in name order they started last, and a pass ended
- * with them running on one core of two.
+ * The files in the order they should start, the longest first: the whole-system suites of test/
+ * that start lore processes (the chaos and crash suites, the first start: 76-290 s each on a
+ * loaded machine on 2026-12-02), then the other files that start lore processes or drive Chromium
+ * (7-111 s), then the others (1-5 s for most), each group in name order. In name order the
+ * longest started last, and a run ended with them running on one core of two.
  */
 export function longestFirst(files) {
-  const first = files.filter(drivesBrowser);
-  return [...first, ...files.filter((file) => !first.includes(file))];
+  const suite = (file) => /(?:^|\/)test\/[^/]+$/.test(file) && startsLoreProcesses(file);
+  const long = (file) => startsLoreProcesses(file) || drivesBrowser(file);
+  return [...files.filter(suite), ...files.filter((file) => long(file) && !suite(file)), ...files.filter((file) => !long(file))];
 }

@@ -58,7 +58,7 @@ describe('the test files the runner reads', () => {
     assert.equal(engineBlind(file('dynamic.test.ts')), false);
   });
 
-  test('the files that drive Chromium come first, the others keep their order', () => {
+  test('the suites of test/ that start lore processes come first, then the files that start them or drive Chromium, then the others, each in name order', () => {
     const files = testFiles([dir]);
     assert.deepEqual(
       files.map((path) => path.slice(dir.length + 1)),
@@ -66,8 +66,10 @@ describe('the test files the runner reads', () => {
     );
     assert.deepEqual(
       longestFirst(files).map((path) => path.slice(dir.length + 1)),
-      ['browser.test.ts', 'dynamic.test.ts', 'processes.test.ts', 'server-url.test.ts', 'through-helper.test.ts', 'unit.test.ts'],
+      ['browser.test.ts', 'processes.test.ts', 'dynamic.test.ts', 'server-url.test.ts', 'through-helper.test.ts', 'unit.test.ts'],
     );
+    const real = longestFirst(testFiles(['src', 'test', 'web', 'scripts']));
+    assert.deepEqual(real.slice(0, 5), ['test/chaos-embedded.test.ts', 'test/chaos-postgres.test.ts', 'test/crash-recovery.test.ts', 'test/first-start.test.ts', 'test/webhooks-crash.test.ts']);
   });
 
   test('in this repository, every file that uses the harness runs on both engines, but the page tests', () => {
