@@ -34,26 +34,44 @@ function reaches(file, test, seen = new Set()) {
   return [...source.matchAll(RELATIVE_IMPORT)].some(([, specifier]) => reaches(resolve(dirname(path), specifier), test, seen));
 }
 
-/**
- * Whether a test file cannot tell the engines apart. A test learns which engine a pass is for only
- * from LORE_TEST_ENGINE and TEST_DATABASE_URL (test/harness.ts reads them; scripts/run-tests.js
- * removes DATABASE_URL). A file that reads neither, itself or through any module it imports, runs
- * the very same code on every pass: the encoders, the chunkers, PGlite's own tests. Each pass of
- * such a file after the first repeats work: 128 s of the PostgreSQL pass's test time on 2026-11-29,
- * 67 s of it the builtin encoder's.
- */
-export function engineBlind(file) {
-  return !reaches(file, (_path, source) => /\b(?:LORE_TEST_ENGINE|TEST_DATABASE_URL)\b/.test(source));
+/** Whether a test file drives Chromium (test/browser.ts), itself or through a module it imports. */
+export function drivesBrowser(file) {
+  return reaches(file, (path) => path.endsWith('/test/browser.ts'));
+}
+
+/** Whether a test file starts `lore` processes (test/lore-process.ts), itself or through a module it imports. */
+export function startsLoreProcesses(file) {
+  return reaches(file, (path) => path.endsWith('/test/lore-process.ts'));
 }
 
 /**
- * The files in the order they should start: those that start lore processes (test/lore-process.ts)
- * or Chromium first, since they are the longest (the chaos suites, the lore command, the pages:
- * 12-118 s each against 1-5 s for most files). In name order they started last, and a pass ended
- * with them running on one core of two.
+ * Whether a test file cannot tell the engines apart, and so runs on one engine only. A test learns
+ * which engine a pass is for only from LORE_TEST_ENGINE and TEST_DATABASE_URL (test/harness.ts
+ * reads them; scripts/run-tests.js removes DATABASE_URL). A file that reads neither, itself or
+ * through any module it imports, runs the very same code on every pass: the encoders, the
+ * chunkers, PGlite's own tests. Each pass of such a file after the first repeats work: 128 s of
+ * the PostgreSQL pass's test time on 2026-11-29, 67 s of it the builtin encoder's.
+ *
+ * A file that drives Chromium is blind too, though its server runs on the engine of the run: its
+ * subject is the page, which gets the same HTML, bundles and JSON from either engine, and what the
+ * engine does behind each route is the API tests' subject, on both engines. The rule is one of
+ * imports rather than a mark in each file, so that a new page test needs no bookkeeping; a page
+ * test that did depend on the engine would have to say so here. The 12 page tests this rule adds
+ * took 451 s of the PostgreSQL pass's 1,532 s of file time in CI on 2026-12-02 (a loaded machine).
+ */
+export function engineBlind(file) {
+  return drivesBrowser(file) || !reaches(file, (_path, source) => /\b(?:LORE_TEST_ENGINE|TEST_DATABASE_URL)\b/.test(source));
+}
+
+/**
+ * The files in the order they should start, the longest first: the whole-system suites of test/
+ * that start lore processes (the chaos and crash suites, the first start: 76-290 s each on a
+ * loaded machine on 2026-12-02), then the other files that start lore processes or drive Chromium
+ * (7-111 s), then the others (1-5 s for most), each group in name order. In name order the
+ * longest started last, and a run ended with them running on one core of two.
  */
 export function longestFirst(files) {
-  const startsProcesses = (file) => reaches(file, (path, source) => path.endsWith('/test/lore-process.ts') || /from 'playwright-core'/.test(source));
-  const first = files.filter(startsProcesses);
-  return [...first, ...files.filter((file) => !first.includes(file))];
+  const suite = (file) => /(?:^|\/)test\/[^/]+$/.test(file) && startsLoreProcesses(file);
+  const long = (file) => startsLoreProcesses(file) || drivesBrowser(file);
+  return [...files.filter(suite), ...files.filter((file) => long(file) && !suite(file)), ...files.filter((file) => !long(file))];
 }

@@ -1,7 +1,8 @@
 /**
  * What the test runner reads from the test files' sources (test-files.js): which files cannot tell
- * the engines apart, and so run on one pass only, and which start first. A file taken for blind by
- * mistake would silently skip the PostgreSQL pass, hence the checks on the real tree too.
+ * the engines apart, and so run on one engine only, which start lore processes, and which start
+ * first. A file taken for blind by mistake would silently skip the PostgreSQL engine, hence the
+ * checks on the real tree too.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { engineBlind, longestFirst, testFiles } from './test-files.js';
+import { drivesBrowser, engineBlind, longestFirst, startsLoreProcesses, testFiles } from './test-files.js';
 
 describe('the test files the runner reads', () => {
   let dir: string;
@@ -29,7 +30,8 @@ describe('the test files the runner reads', () => {
       'dynamic.test.ts': "import { test } from 'node:test';\ntest('c', async () => (await import('./helper.ts')).which);\n",
       'server-url.test.ts': "import { test } from 'node:test';\ntest('d', () => process.env.TEST_DATABASE_URL);\n",
       'processes.test.ts': "import { test } from 'node:test';\nimport { start } from './test/lore-process.ts';\ntest('e', () => start);\n",
-      'browser.test.ts': "import { test } from 'node:test';\nimport { chromium } from 'playwright-core';\ntest('f', () => chromium);\n",
+      'test/browser.ts': "import { chromium } from 'playwright-core';\nexport const launch = () => chromium.launch();\n",
+      'browser.test.ts': "import { test } from 'node:test';\nimport { launch } from './test/browser.ts';\nimport { which } from './helper.ts';\ntest('f', () => [launch, which]);\n",
     };
     for (const [name, source] of Object.entries(sources)) await writeFile(file(name), source);
   });
@@ -40,13 +42,23 @@ describe('the test files the runner reads', () => {
     assert.equal(engineBlind(file('processes.test.ts')), true);
   });
 
+  test('a file that drives Chromium is engine-blind, though its server runs on the engine of the run', () => {
+    assert.equal(drivesBrowser(file('browser.test.ts')), true);
+    assert.equal(engineBlind(file('browser.test.ts')), true);
+    assert.equal(drivesBrowser(file('through-helper.test.ts')), false);
+  });
+
+  test('a file that starts lore processes, itself or through an import, goes to the lore processes\' lane', () => {
+    assert.deepEqual(testFiles([dir]).filter(startsLoreProcesses).map((path) => path.slice(dir.length + 1)), ['processes.test.ts']);
+  });
+
   test('a file that reads them itself, or through a static or dynamic import of any depth, is not', () => {
     assert.equal(engineBlind(file('server-url.test.ts')), false);
     assert.equal(engineBlind(file('through-helper.test.ts')), false);
     assert.equal(engineBlind(file('dynamic.test.ts')), false);
   });
 
-  test('the files that start lore processes or Chromium come first, the others keep their order', () => {
+  test('the suites of test/ that start lore processes come first, then the files that start them or drive Chromium, then the others, each in name order', () => {
     const files = testFiles([dir]);
     assert.deepEqual(
       files.map((path) => path.slice(dir.length + 1)),
@@ -56,14 +68,22 @@ describe('the test files the runner reads', () => {
       longestFirst(files).map((path) => path.slice(dir.length + 1)),
       ['browser.test.ts', 'processes.test.ts', 'dynamic.test.ts', 'server-url.test.ts', 'through-helper.test.ts', 'unit.test.ts'],
     );
+    const real = longestFirst(testFiles(['src', 'test', 'web', 'scripts']));
+    assert.deepEqual(real.slice(0, 5), ['test/chaos-embedded.test.ts', 'test/chaos-postgres.test.ts', 'test/crash-recovery.test.ts', 'test/first-start.test.ts', 'test/webhooks-crash.test.ts']);
   });
 
-  test('in this repository, every file that uses the harness runs on both passes', () => {
+  test('in this repository, every file that uses the harness runs on both engines, but the page tests', () => {
     const files = testFiles(['src', 'test', 'web', 'scripts']);
     assert.equal(engineBlind('test/harness.ts'), false, 'the harness no longer reads the engine the runner names');
     const usesHarness = files.filter((path) => /from '[./]*\/?(?:test\/)?harness\.ts'/.test(readFileSync(path, 'utf8')));
     assert.ok(usesHarness.length > 40, `only ${usesHarness.length} files import the harness`);
-    assert.deepEqual(usesHarness.filter(engineBlind), []);
+    assert.deepEqual(usesHarness.filter((path) => engineBlind(path) && !drivesBrowser(path)), []);
+    const pages = files.filter(drivesBrowser);
+    assert.ok(pages.length >= 12, `only ${pages.length} files drive Chromium`);
+    assert.deepEqual(pages.filter((path) => !path.startsWith('src/features/web/')), [], 'a page test outside src/features/web/');
+    for (const suite of ['test/chaos-embedded.test.ts', 'test/chaos-postgres.test.ts', 'test/crash-recovery.test.ts', 'test/webhooks-crash.test.ts']) {
+      assert.equal(startsLoreProcesses(suite), true, suite);
+    }
     assert.equal(engineBlind('src/core/providers/embeddings/builtin.test.ts'), true);
   });
 });

@@ -1,9 +1,9 @@
 /**
  * The real lore server for a test, on a random loopback port and a database of its own, and the
  * HTTP calls to it. What does not depend on the engine of the run lives here: a file that needs an
- * embedded server only (the browser tests, whose subject is the page) starts one with
- * `startEmbeddedTestServer` and, importing nothing of harness.ts, runs on one pass of
- * scripts/run-tests.js only (scripts/test-files.js); harness.ts picks the run's engine.
+ * embedded server only starts one with `startEmbeddedTestServer` and, importing nothing of
+ * harness.ts, runs on one engine of scripts/run-tests.js only (scripts/test-files.js), as every
+ * browser test does; harness.ts picks the run's engine.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';

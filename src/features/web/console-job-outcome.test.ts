@@ -5,7 +5,7 @@
  * with their count, one with nothing but failures as an error; its status stays the API's. In
  * Chromium at a desktop (1280×800) and a phone (390×844) size, in the job list and on the job's
  * page. The page is the subject, not the database: the service runs on the embedded engine, and
- * the file on one pass of the runner (scripts/test-files.js).
+ * the file runs once (scripts/test-files.js).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -4,7 +4,7 @@
  * it is, while the allowed markup, code and the sanitizing keep working. In Chromium at a desktop
  * (1280×800) and a phone (390×844) size; the answers come from the fake OpenAI-compatible server,
  * so their text is the test's. The page is the subject, not the database: the service runs on the
- * embedded engine, and the file on one pass of the runner (scripts/test-files.js).
+ * embedded engine, and the file runs once (scripts/test-files.js).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
