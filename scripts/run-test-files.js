@@ -18,13 +18,23 @@ const SLOWEST = 15;
  */
 const FILE_TIMEOUT_MS = 600_000;
 
+/**
+ * V8 recompiles a WebAssembly function with its optimizing compiler once it has run about this
+ * many bytes of code: 100 times the default of 1,800,000. PGlite is one large WebAssembly module,
+ * and a test file lives seconds: with the default, opening an embedded server from the migrated
+ * template took 3.4-3.7 s of CPU, mostly optimizing functions that would never run again, and
+ * 2.5 s with this budget (2.0 s with no optimizing at all, which would leave the long suites'
+ * hot loops unoptimized). Measured on 2026-12-02, an embedded test server's start and stop alone.
+ */
+const WASM_TIERING_BUDGET = 180_000_000;
+
 /** Runs one file with the TAP reporter; its output, and whether it passed, when it ends. */
 function runFile(job) {
   return new Promise((done) => {
     const env = { ...process.env, ...job.env };
     // Inside a test (run-test-files.test.ts) the child would otherwise report to that test's runner.
     delete env.NODE_TEST_CONTEXT;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=tap', resolve(job.file)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`, '--import', 'tsx', '--test-reporter=tap', resolve(job.file)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const output = [];
     child.stdout.on('data', (chunk) => output.push(chunk));
     child.stderr.on('data', (chunk) => output.push(chunk));
