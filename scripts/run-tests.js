@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTestFiles } from './run-test-files.js';
-import { engineBlind, longestFirst, startsLoreProcesses, testFiles } from './test-files.js';
+import { engineBlind, guardedEngine, longestFirst, startsLoreProcesses, testFiles } from './test-files.js';
 import { migratedTemplate } from './test-template.js';
 
 const filter = process.argv.slice(2);
@@ -39,6 +39,13 @@ process.env.MODELS_DIR ||= join(tmpdir(), 'lore-test-models');
 const prepared = spawnSync(process.execPath, ['bin/lore.js', 'prepare'], { stdio: 'inherit', env: { ...process.env, DATA_DIR: tmpdir(), LOG_LEVEL: 'warn' } });
 if (prepared.status !== 0) process.exit(1);
 
+/** The engines a file runs on: its guard's only, the first only when it is blind, else every one. */
+function enginesOf(file) {
+  const only = guardedEngine(file);
+  if (only) return engines.includes(only) ? [only] : [];
+  return engineBlind(file) ? engines.slice(0, 1) : engines;
+}
+
 const templates = [];
 try {
   for (const engine of engines) templates.push(await migratedTemplate(engine, serverUrl));
@@ -46,7 +53,7 @@ try {
   // (test-server.ts's embedded one).
   const templateEnv = Object.assign({}, ...templates.map((template) => template.env));
   const jobs = files.flatMap((file) =>
-    (engineBlind(file) ? engines.slice(0, 1) : engines).map((engine) => ({
+    enginesOf(file).map((engine) => ({
       file,
       engine,
       env: { ...templateEnv, LORE_TEST_ENGINE: engine, TEST_DATABASE_URL: serverUrl ?? '' },

@@ -60,7 +60,31 @@ export function startsLoreProcesses(file) {
  * took 451 s of the PostgreSQL pass's 1,532 s of file time in CI on 2026-12-02 (a loaded machine).
  */
 export function engineBlind(file) {
-  return drivesBrowser(file) || !reaches(file, (_path, source) => /\b(?:LORE_TEST_ENGINE|TEST_DATABASE_URL)\b/.test(source));
+  return drivesBrowser(file) || marksOneEngine(file) || !reaches(file, (_path, source) => /\b(?:LORE_TEST_ENGINE|TEST_DATABASE_URL)\b/.test(source));
+}
+
+/**
+ * Whether a test file says, on a line of its own starting `// Runs on one engine:`, why it
+ * cannot tell the engines apart though its server runs on the engine of the run: `lore ingest`'s
+ * tests, whose subject is the client (97 s of a 988 s CI run on the PostgreSQL engine, 2026-12-02),
+ * while what the server does with the jobs is the ingestion tests' subject, on both engines.
+ */
+export function marksOneEngine(file) {
+  return /^\/\/ Runs on one engine: /m.test(sourceOf(resolve(file)) ?? '');
+}
+
+/**
+ * The one engine a test file can run on, when its every test sits inside one top-level guard
+ * (`if (engine === 'pglite') {` to the file's last line, and no test or suite at the top level):
+ * the chaos suites, PGlite's own tests, the full disk, PostgreSQL's refusals. On the other engine such a file only
+ * started a process, imported the app and defined nothing (5-13 s each, 2026-12-02). Undefined for
+ * any other file.
+ */
+export function guardedEngine(file) {
+  const source = sourceOf(resolve(file)) ?? '';
+  const guard = /^if \(engine === '(pglite|postgres)'\) \{$/m.exec(source);
+  if (!guard || !/\n\}\n*$/.test(source) || /^(?:describe|test|it)\(/m.test(source)) return undefined;
+  return guard[1];
 }
 
 /**

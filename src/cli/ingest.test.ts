@@ -1,3 +1,5 @@
+// Runs on one engine: the subject is the lore ingest client (its files, jobs, progress and exit
+// codes); what the server does with the jobs is the ingestion tests' subject, on both engines.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
