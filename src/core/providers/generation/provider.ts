@@ -35,6 +35,22 @@ export type GenerationRequest = {
   model?: string | undefined;
   /** Aborted when the caller goes away; the provider stops and rejects. */
   signal?: AbortSignal | undefined;
+  /** The experience's tools, for a generator that lets its model call them (absent: none). */
+  tools?: GenerationTools | undefined;
+};
+
+/** A function the model may call, in the terms of the chat-completions protocol. */
+export type ToolFunction = { name: string; description: string; parameters: Record<string, unknown> };
+
+/** The tools a generator may call while it composes one answer. */
+export type GenerationTools = {
+  functions: ToolFunction[];
+  /**
+   * Checks the model's arguments (a JSON text) against the tool's parameters, calls the tool when
+   * they hold, records the call, and returns the text of the `tool` message that tells the model
+   * what happened (the response, or why nothing was sent). Never throws.
+   */
+  call(name: string, argumentsJson: string, signal?: AbortSignal): Promise<string>;
 };
 
 /**
