@@ -38,6 +38,7 @@ export async function seedSession(
       answer: query.grounded ? `An answer to: ${query.text}` : 'Sorry, I do not know.',
       sources: [],
       actions: [],
+      toolCalls: [],
       metadata: {},
       grounded: query.grounded,
       generator: 'extractive',

@@ -86,6 +86,11 @@ const EnvSchema = Type.Object({
     default: 'false',
     description: 'Addresses or CIDR ranges of the reverse proxies in front of lore (comma-separated): the client IP is the last X-Forwarded-For address none of them appended.',
   }),
+  TOOLS_ALLOW_HTTP: Type.Boolean({ default: false, description: 'Accept plain http URLs for experience tools (development only).' }),
+  TOOLS_ALLOW_PRIVATE_TARGETS: Type.Boolean({
+    default: false,
+    description: 'Let experience tools reach loopback, private, link-local and metadata addresses (development and tests only).',
+  }),
   WEBHOOKS_ALLOW_HTTP: Type.Boolean({ default: false, description: 'Accept plain http webhook URLs (development only).' }),
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: Type.Boolean({
     default: false,
@@ -158,6 +163,7 @@ export type Config = Readonly<{
   extraction: Readonly<{ timeoutMs: number; memoryMb: number; inflatedBytes: number }>;
   jsonBodyLimitBytes: number;
   multipartLimitBytes: number;
+  tools: Readonly<{ allowHttp: boolean; allowPrivateTargets: boolean }>;
   webhooks: Readonly<{ allowHttp: boolean; allowPrivateTargets: boolean; retryScheduleMs: readonly number[]; timeoutMs: number }>;
 }>;
 
@@ -314,6 +320,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     }),
     jsonBodyLimitBytes: Math.round(valid.JSON_BODY_LIMIT_MB * 1024 * 1024),
     multipartLimitBytes: Math.round(valid.MULTIPART_LIMIT_MB * 1024 * 1024),
+    tools: Object.freeze({ allowHttp: valid.TOOLS_ALLOW_HTTP, allowPrivateTargets: valid.TOOLS_ALLOW_PRIVATE_TARGETS }),
     webhooks: Object.freeze({
       allowHttp: valid.WEBHOOKS_ALLOW_HTTP,
       allowPrivateTargets: valid.WEBHOOKS_ALLOW_PRIVATE_TARGETS,

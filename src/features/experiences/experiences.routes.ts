@@ -5,7 +5,8 @@ import { guardedErrors, IdParams, Page, PageQuery, responses } from '../../core/
 import { assertKnowledgeBaseAllowed, authorize, caller } from '../auth/guard.ts';
 import type { TokenClaims } from '../auth/tokens.ts';
 import { ExperienceChangesSchema, ExperienceSchema, NewExperienceSchema } from './experiences.schemas.ts';
-import { createExperience, deleteExperience, getExperience, listExperiences, updateExperience } from './experiences.service.ts';
+import { registerToolTestRoute } from './tool-test.routes.ts';
+import { createExperience, deleteExperience, getExperience, listExperiences, publicExperience, updateExperience } from './experiences.service.ts';
 
 const security = [{ bearerAuth: [] }];
 
@@ -22,6 +23,7 @@ const tags = ['experiences'];
 export function registerExperienceRoutes(app: App, context: AppContext): void {
   const canRead = authorize(context, ['experiences:read']);
   const canWrite = authorize(context, ['experiences:write']);
+  registerToolTestRoute(app, context);
 
   app.post(
     '/api/v2/experiences',
@@ -32,7 +34,7 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const auth = caller(request);
       assertLinkable(auth, request.body.knowledgeBaseIds);
-      return reply.code(201).send(await createExperience(context.db, auth.workspaceId, request.body));
+      return reply.code(201).send(publicExperience(await createExperience(context.db, auth.workspaceId, request.body, context.config.tools)));
     },
   );
 
@@ -48,7 +50,10 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
         response: responses({ 200: Page('experiences', ExperienceSchema) }, guardedErrors),
       },
     },
-    async (request) => listExperiences(context.db, caller(request), request.query),
+    async (request) => {
+      const page = await listExperiences(context.db, caller(request), request.query);
+      return { ...page, experiences: page.experiences.map(publicExperience) };
+    },
   );
 
   app.get(
@@ -57,7 +62,7 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
       onRequest: canRead,
       schema: { tags, security, summary: 'Get an experience', params: IdParams, response: responses({ 200: ExperienceSchema }, [...guardedErrors, 404]) },
     },
-    async (request) => getExperience(context.db, caller(request), request.params.id),
+    async (request) => publicExperience(await getExperience(context.db, caller(request), request.params.id)),
   );
 
   app.patch(
@@ -76,7 +81,7 @@ export function registerExperienceRoutes(app: App, context: AppContext): void {
     async (request) => {
       const auth = caller(request);
       assertLinkable(auth, request.body.knowledgeBaseIds);
-      return updateExperience(context.db, auth, request.params.id, request.body);
+      return publicExperience(await updateExperience(context.db, auth, request.params.id, request.body, context.config.tools));
     },
   );
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum, Timestamp, Uuid } from '../../core/http/schemas.ts';
+import { ToolsSchema } from '../tools/tool.schema.ts';
 import { ActionSchema } from './action.schema.ts';
 
 export const DEFAULT_FALLBACK_MESSAGE = 'Sorry, I could not find an answer to that in the knowledge base.';
@@ -63,6 +64,7 @@ const fields = {
   fallbackMessage: Type.String({ minLength: 1, maxLength: 2000, description: 'Answered when nothing relevant is found.' }),
   actions: Type.Array(ActionSchema, { maxItems: 50, description: 'Action templates the query turns into buttons.' }),
   settings: ExperienceSettingsSchema,
+  tools: ToolsSchema,
 };
 
 export const NewExperienceSchema = Type.Object(
@@ -75,6 +77,7 @@ export const NewExperienceSchema = Type.Object(
     fallbackMessage: Type.Optional(fields.fallbackMessage),
     actions: Type.Optional(fields.actions),
     settings: Type.Optional(fields.settings),
+    tools: Type.Optional(fields.tools),
   },
   { additionalProperties: false },
 );

@@ -2,6 +2,10 @@ import type { Db, Queryable } from '../../core/db/db.ts';
 import { notFound, type FieldError } from '../../core/errors.ts';
 import { validationError } from '../../core/http/validation-messages.ts';
 import { allowedKnowledgeBases, knowledgeBasesAllowed, type Reach } from '../auth/reach.ts';
+import { maskedTool, unmaskedTools } from '../tools/tool-headers.ts';
+import type { ToolTargetRules } from '../tools/tool-request.ts';
+import { toolsProblems } from '../tools/tool-rules.ts';
+import type { Tool } from '../tools/tool.schema.ts';
 import type { Action } from './action.schema.ts';
 import {
   DEFAULT_FALLBACK_MESSAGE,
@@ -22,12 +26,13 @@ export type ExperienceRow = {
   fallback_message: string;
   actions: Action[];
   settings: Experience['settings'];
+  tools: Tool[];
   created_at: Date;
   updated_at: Date;
 };
 
 const columns = `id, workspace_id, name, knowledge_base_ids, require_auth, allowed_origins, instructions,
-  fallback_message, actions, settings, created_at, updated_at`;
+  fallback_message, actions, settings, tools, created_at, updated_at`;
 /** The same columns of the table aliased `e`, for statements that join it. */
 export const columnsOfE = columns
   .split(',')
@@ -46,14 +51,32 @@ export function toExperience(row: ExperienceRow): Experience {
     fallbackMessage: row.fallback_message,
     actions: row.actions,
     settings: row.settings,
+    tools: row.tools,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
 }
 
-/** Checks what the JSON schema cannot: knowledge bases of this workspace, origin syntax, unique action ids. */
-async function assertConsistent(db: Queryable, workspaceId: string, input: ExperienceChanges): Promise<void> {
+/** An experience as responses show it: its tools' header values masked (they are write-only). */
+export function publicExperience(experience: Experience): Experience {
+  return { ...experience, tools: experience.tools.map(maskedTool) };
+}
+
+/**
+ * Checks what the JSON schema cannot: knowledge bases of this workspace, origin syntax, unique
+ * action ids, the tools' rules; and gives the tools with masked header values replaced by the
+ * stored ones of `storedTools`.
+ */
+async function assertConsistent(
+  db: Queryable,
+  workspaceId: string,
+  input: ExperienceChanges,
+  toolRules: ToolTargetRules,
+  storedTools: readonly Tool[] = [],
+): Promise<Tool[] | undefined> {
   const errors: FieldError[] = [];
+  const tools = input.tools && unmaskedTools(input.tools, storedTools);
+  if (tools) errors.push(...tools.errors, ...toolsProblems(tools.tools, toolRules));
   if (input.knowledgeBaseIds && input.knowledgeBaseIds.length > 0) {
     const { rows } = await db.query<{ id: string }>(
       'SELECT id FROM knowledge_bases WHERE workspace_id = $1 AND id = ANY($2::uuid[])',
@@ -74,14 +97,15 @@ async function assertConsistent(db: Queryable, workspaceId: string, input: Exper
     seen.add(action.id);
   });
   if (errors.length > 0) throw validationError(errors);
+  return tools?.tools;
 }
 
-export async function createExperience(db: Db, workspaceId: string, input: NewExperience): Promise<Experience> {
-  await assertConsistent(db, workspaceId, input);
+export async function createExperience(db: Db, workspaceId: string, input: NewExperience, toolRules: ToolTargetRules): Promise<Experience> {
+  const tools = await assertConsistent(db, workspaceId, input, toolRules);
   const { rows } = await db.query<ExperienceRow>(
     `INSERT INTO experiences
-       (workspace_id, name, knowledge_base_ids, require_auth, allowed_origins, instructions, fallback_message, actions, settings)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${columns}`,
+       (workspace_id, name, knowledge_base_ids, require_auth, allowed_origins, instructions, fallback_message, actions, settings, tools)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${columns}`,
     [
       workspaceId,
       input.name,
@@ -92,6 +116,7 @@ export async function createExperience(db: Db, workspaceId: string, input: NewEx
       input.fallbackMessage ?? DEFAULT_FALLBACK_MESSAGE,
       JSON.stringify(input.actions ?? []),
       JSON.stringify(input.settings ?? {}),
+      JSON.stringify(tools ?? []),
     ],
   );
   return toExperience(rows[0]!);
@@ -127,14 +152,15 @@ export async function getExperience(db: Queryable, reach: Reach, id: string): Pr
 }
 
 /** Changes an experience within reach; 404 otherwise (its current knowledge bases decide, not the new ones). */
-export async function updateExperience(db: Db, reach: Reach, id: string, changes: ExperienceChanges): Promise<Experience> {
-  await assertConsistent(db, reach.workspaceId, changes);
+export async function updateExperience(db: Db, reach: Reach, id: string, changes: ExperienceChanges, toolRules: ToolTargetRules): Promise<Experience> {
   return db.transaction(async (tx) => {
+    // Read first, in the transaction: masked header values are resolved against what is stored.
     const current = await getExperience(tx, reach, id);
-    const next = { ...current, ...changes };
+    const tools = await assertConsistent(tx, reach.workspaceId, changes, toolRules, current.tools);
+    const next = { ...current, ...changes, tools: tools ?? current.tools };
     const { rows } = await tx.query<ExperienceRow>(
       `UPDATE experiences SET name = $4, knowledge_base_ids = $5, require_auth = $6, allowed_origins = $7,
-         instructions = $8, fallback_message = $9, actions = $10, settings = $11, updated_at = now()
+         instructions = $8, fallback_message = $9, actions = $10, settings = $11, tools = $12, updated_at = now()
        WHERE ${reached} AND id = $3 RETURNING ${columns}`,
       [
         reach.workspaceId,
@@ -148,6 +174,7 @@ export async function updateExperience(db: Db, reach: Reach, id: string, changes
         next.fallbackMessage,
         JSON.stringify(next.actions),
         JSON.stringify(next.settings),
+        JSON.stringify(next.tools),
       ],
     );
     return toExperience(rows[0]!);

@@ -3,6 +3,8 @@ import type { AppContext } from '../../core/context.ts';
 import type { Action } from '../experiences/action.schema.ts';
 import { retrieve } from '../retrieval/retrieve.service.ts';
 import type { Session } from '../sessions/sessions.schemas.ts';
+import { matchTool } from '../tools/match-tool.ts';
+import { offlineToolAnswer, toolRunner, type OfflineToolAnswer } from '../tools/offline-answer.ts';
 import { asksForHandover, buildActions } from './actions.ts';
 import { recentTurns, standaloneQuestion } from './conversation.ts';
 import type { ExperienceCaller } from './experience-access.ts';
@@ -44,8 +46,17 @@ export async function startAnswer(
   const settings = experience.settings;
   const history = session.queryCount > 0 ? await recentTurns(context.db, experience.workspaceId, session.id) : [];
   const standalone = standaloneQuestion(body.text, history);
+  const generator = context.generators(settings.llmProvider);
+  const runner = experience.tools.length > 0 ? toolRunner(experience.tools, context.config.tools) : undefined;
+  // Offline, a question close to a tool's examples is the tool's: it is answered from the API,
+  // with no retrieval. The chat model instead sees the tools beside the sources and chooses.
+  const match =
+    runner && generator.name === 'extractive'
+      ? await matchTool(context.embedder, experience.tools, { question: standalone, texts: [body.text, standalone], signal })
+      : undefined;
+  const toolAnswer: OfflineToolAnswer | undefined = match && runner && (await offlineToolAnswer(runner, match, signal));
   const topK = settings.topK ?? DEFAULT_TOP_K;
-  const chunks = await retrieve(context.db, context.embedder, {
+  const chunks = toolAnswer ? [] : await retrieve(context.db, context.embedder, {
     workspaceId: experience.workspaceId,
     knowledgeBaseIds: experience.knowledgeBaseIds,
     query: standalone,
@@ -59,8 +70,7 @@ export async function startAnswer(
     minScore: settings.minScore ?? DEFAULT_MIN_SCORE,
     relevantCosine: context.embedder.relevantCosine,
   });
-  const generator = context.generators(settings.llmProvider);
-  const deltas = generator.generate({
+  const deltas = toolAnswer ? single(toolAnswer.answer) : generator.generate({
     question: body.text,
     standaloneQuestion: standalone,
     history,
@@ -69,6 +79,7 @@ export async function startAnswer(
     fallbackMessage: experience.fallbackMessage,
     model: settings.llmModel,
     signal,
+    tools: runner?.forModel(),
   });
   const sources = grounding.sources.map(publicSource);
   const queryId = randomUUID();
@@ -82,7 +93,9 @@ export async function startAnswer(
     async complete(answer) {
       const answeredAt = new Date();
       const cited = citedNumbers(answer);
-      const answered = grounding.sources.length > 0 && answer.trim() !== experience.fallbackMessage.trim();
+      const toolCalls = runner?.calls ?? [];
+      const fromTool = toolAnswer ? toolAnswer.answered : toolCalls.some((call) => call.outcome === 'succeeded');
+      const answered = (fromTool || grounding.sources.length > 0) && answer.trim() !== experience.fallbackMessage.trim();
       const actions = buildActions({
         // Stored actions were validated against the Action schema when the experience was saved.
         templates: experience.actions as Action[],
@@ -102,10 +115,11 @@ export async function startAnswer(
         answer,
         sources,
         actions,
+        toolCalls,
         metadata: body.metadata ?? {},
         grounded: answered,
-        generator: generator.name,
-        model: settings.llmModel ?? generator.model,
+        generator: toolAnswer ? 'tool' : generator.name,
+        model: match && toolAnswer ? match.tool.name : (settings.llmModel ?? generator.model),
         latencyMs,
         timings: { retrievalMs: Math.round(retrievedAt - started), totalMs: latencyMs },
         askedAt: body.timestamp ?? answeredAt.toISOString(),
@@ -114,4 +128,9 @@ export async function startAnswer(
       return { queryId, answer, sessionId: session.id, timestamp: answeredAt.toISOString(), format: 'markdown', actions, sources };
     },
   };
+}
+
+/** A whole answer as a stream of one delta. */
+async function* single(text: string): AsyncGenerator<string> {
+  yield text;
 }

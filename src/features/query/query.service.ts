@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../core/db/db.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { Action } from '../experiences/action.schema.ts';
+import type { ToolCall } from '../tools/tool.schema.ts';
 import type { Session } from '../sessions/sessions.schemas.ts';
 import type { Source } from './query.schemas.ts';
 
@@ -69,6 +70,7 @@ export type AnsweredQuery = {
   answer: string;
   sources: Source[];
   actions: Action[];
+  toolCalls: ToolCall[];
   metadata: Record<string, unknown>;
   grounded: boolean;
   generator: string;
@@ -93,8 +95,8 @@ export async function recordQuery(db: Queryable, session: Session, query: Answer
        WHERE sessions.workspace_id = EXCLUDED.workspace_id
      )
      INSERT INTO queries (id, workspace_id, session_id, experience_id, user_id, text, standalone_text, answer, sources, actions,
-       metadata, grounded, generator, model, latency_ms, timings, asked_at, created_at)
-     VALUES ($7, $1, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+       metadata, grounded, generator, model, latency_ms, timings, asked_at, created_at, tool_calls)
+     VALUES ($7, $1, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
     [
       query.workspaceId,
       session.id,
@@ -118,6 +120,7 @@ export async function recordQuery(db: Queryable, session: Session, query: Answer
       JSON.stringify(query.timings),
       query.askedAt,
       query.answeredAt,
+      JSON.stringify(query.toolCalls),
     ],
     { prepare: true, question: true },
   );

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, StringEnum, Timestamp, Uuid } from '../../core/http/schemas.ts';
+import { ToolCallSchema } from '../tools/tool.schema.ts';
 
 /**
  * The spec's userId: 1 to 255 characters without whitespace or control characters (stored lower
@@ -98,6 +99,7 @@ export const MessageSchema = Type.Object({
   // Serialized as stored: the query route built and validated them.
   sources: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'The sources the answer cites, as in the query response.' }),
   actions: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'The actions of the query response.' }),
+  toolCalls: Type.Array(ToolCallSchema, { description: 'The tool calls the answer made, in order (never a header value).' }),
   metadata: MetadataSchema,
   grounded: Type.Boolean({ description: 'False when the answer is the experience\'s fallback message.' }),
   latencyMs: Type.Integer(),

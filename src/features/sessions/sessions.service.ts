@@ -127,6 +127,7 @@ type MessageRow = {
   format: string;
   sources: Message['sources'];
   actions: Message['actions'];
+  tool_calls: Message['toolCalls'];
   metadata: Record<string, unknown>;
   grounded: boolean;
   latency_ms: number;
@@ -145,6 +146,7 @@ function toMessage(row: MessageRow): Message {
     format: row.format,
     sources: row.sources,
     actions: row.actions,
+    toolCalls: row.tool_calls,
     metadata: row.metadata,
     grounded: row.grounded,
     latencyMs: row.latency_ms,
@@ -161,7 +163,7 @@ export async function getTranscript(db: Queryable, reach: Reach, id: string): Pr
   // A second rating replaces the first (query_feedback's primary key is the query), so the
   // current rating was given at updated_at.
   const { rows } = await db.query<MessageRow>(
-    `SELECT q.id, q.text, q.answer, q.format, q.sources, q.actions, q.metadata, q.grounded, q.latency_ms,
+    `SELECT q.id, q.text, q.answer, q.format, q.sources, q.actions, q.tool_calls, q.metadata, q.grounded, q.latency_ms,
             q.asked_at, q.created_at, f.rating, f.comment, f.updated_at AS rated_at
      FROM queries q
      LEFT JOIN query_feedback f ON f.query_id = q.id AND f.workspace_id = $1

@@ -29,8 +29,7 @@ export const ToolSchema = Type.Object(
   {
     name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Unique within the experience.' }),
     description: Type.String({ minLength: 1, maxLength: 1000, description: 'What the tool does, as the chat model is told.' }),
-    parameters: Type.Object({}, {
-      additionalProperties: true,
+    parameters: Type.Record(Type.String(), Type.Unknown(), {
       description: `A JSON Schema of type object, with at most ${MAX_PARAMETERS} properties: the arguments of a call.`,
     }),
     http: ToolHttpSchema,

@@ -12,7 +12,7 @@ const EXCERPT_BYTES = 200;
 const REFUSED = 'a loopback, private, link-local or metadata address';
 
 /** A connection not made because of where it would go. */
-class RefusedTarget extends Error {}
+export class RefusedTarget extends Error {}
 
 /**
  * dns.lookup, failing instead of answering when any address a name resolves to is one that

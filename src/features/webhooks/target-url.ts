@@ -2,8 +2,13 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../../core/errors.ts';
 
-/** What a workspace may point a webhook at (WEBHOOKS_ALLOW_HTTP, WEBHOOKS_ALLOW_PRIVATE_TARGETS). */
-export type TargetRules = { allowHttp: boolean; allowPrivateTargets: boolean };
+/**
+ * What a workspace may point a webhook (or an experience tool) at, and the settings that allow
+ * more, named in refusals (default WEBHOOKS_ALLOW_HTTP and WEBHOOKS_ALLOW_PRIVATE_TARGETS).
+ */
+export type TargetRules = { allowHttp: boolean; allowPrivateTargets: boolean; settings?: { http: string; privateTargets: string } };
+
+const webhookSettings = { http: 'WEBHOOKS_ALLOW_HTTP', privateTargets: 'WEBHOOKS_ALLOW_PRIVATE_TARGETS' };
 
 /** IPv4-compatible addresses (::a.b.c.d, deprecated by RFC 4291), which ipaddr.js counts as unicast. */
 const ipv4Compatible = ipaddr.parseCIDR('::/96');
@@ -64,11 +69,12 @@ export function targetProblem(url: string, rules: TargetRules): string | undefin
     return 'must be an absolute URL';
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must be an https URL';
-  if (parsed.protocol === 'http:' && !rules.allowHttp) return 'must use https (plain http needs WEBHOOKS_ALLOW_HTTP=true)';
+  const settings = rules.settings ?? webhookSettings;
+  if (parsed.protocol === 'http:' && !rules.allowHttp) return `must use https (plain http needs ${settings.http}=true)`;
   if (parsed.username || parsed.password) return 'must not carry credentials';
   // The URL parser has already normalized 2130706433 or 0x7f.1 to 127.0.0.1; IPv6 keeps brackets.
   const refused = rules.allowPrivateTargets ? undefined : privateAddress(parsed.hostname.replace(/^\[|\]$/g, ''));
-  if (refused) return `must not point at a loopback, private, link-local or metadata address (${refused}); WEBHOOKS_ALLOW_PRIVATE_TARGETS=true allows it`;
+  if (refused) return `must not point at a loopback, private, link-local or metadata address (${refused}); ${settings.privateTargets}=true allows it`;
   return undefined;
 }
 

@@ -26,7 +26,7 @@ export async function firstStart(context: AppContext): Promise<FirstStart | unde
   if (rows[0]?.any) return undefined;
   const workspace = await createWorkspace(db, 'default');
   const knowledgeBase = await createKnowledgeBase(db, workspace.id, { name: 'default', description: 'Created at first start.' });
-  const experience = await createExperience(db, workspace.id, { name: 'default', knowledgeBaseIds: [knowledgeBase.id] });
+  const experience = await createExperience(db, workspace.id, { name: 'default', knowledgeBaseIds: [knowledgeBase.id] }, config.tools);
   const { client, clientSecret } = await createClient(db, workspace.id, { name: 'default', scopes: ['*'] });
   return {
     workspaceId: workspace.id,

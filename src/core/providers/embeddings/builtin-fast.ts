@@ -47,6 +47,7 @@ export class BuiltinFastEmbeddingProvider implements EmbeddingProvider {
   // bench:answers dev (bench/history.md, "Answers on real documentation"): off-topic questions came as close as 0.25 to a
   // chunk; a static token table separates meaning less sharply than a transformer.
   readonly relevantCosine = 0.3;
+  readonly toolCosine = 0.7;
   private readonly options: BuiltinFastEmbeddingOptions;
   private loaded: Promise<Loaded> | undefined;
   private closed = false;

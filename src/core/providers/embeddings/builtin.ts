@@ -42,6 +42,7 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
   // bench:answers dev (bench/history.md, "Answers on real documentation"): off-topic questions came no closer than 0.26
   // to any chunk, answerable ones no farther than 0.43 from their best.
   readonly relevantCosine = 0.35;
+  readonly toolCosine = 0.7;
   private readonly threadCount: number;
   private readonly batchSize: number;
   private readonly threads: Thread[] = [];

@@ -41,6 +41,7 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
   // embedding models commonly give unrelated texts (below 0.2) and an answering passage (0.4 and
   // up). Keyword coverage still answers a question whose best chunk falls below it.
   readonly relevantCosine = 0.35;
+  readonly toolCosine = 0.7;
   private knownDimension: number;
   private readonly url: string;
   private readonly batchSize: number;

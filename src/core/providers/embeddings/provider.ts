@@ -16,6 +16,8 @@ export interface EmbeddingProvider {
    * bench:answers dev so that off-topic questions stay below it.
    */
   readonly relevantCosine: number;
+  /** The cosine similarity from which a question is close enough to a tool's example to call the tool offline. */
+  readonly toolCosine: number;
   /** Embeds texts in order; batches internally; vectors are L2-normalized. Rejects on failure after retries. */
   embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
   /** Releases threads and connections; `embed` must not be called afterwards. */
