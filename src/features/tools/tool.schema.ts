@@ -14,7 +14,10 @@ export const ToolHttpSchema = Type.Object(
     method: StringEnum(['GET', 'POST'], { description: 'GET sends the parameters not in the URL as the query string, POST as a JSON body.' }),
     url: Type.String({ minLength: 1, maxLength: 2000, description: 'An absolute https URL; `{name}` placeholders are parameters, URL-encoded when filled.' }),
     headers: Type.Optional(
-      Type.Record(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" }), Type.String({ maxLength: 4000, pattern: '^[^\\r\\n\\x00]*$' }), {
+      // Names checked with propertyNames, not a pattern key: the body validator removes properties
+      // that match no key pattern, which would drop a misspelt header without a word.
+      Type.Record(Type.String(), Type.String({ maxLength: 4000, pattern: '^[^\\r\\n\\x00]*$' }), {
+        propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" },
         maxProperties: 20,
         description: `Write-only: reads show each value as "${MASKED}", and a change that sends "${MASKED}" keeps the stored value.`,
       }),
