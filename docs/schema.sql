@@ -94,6 +94,7 @@ CREATE TABLE public.experiences (
   deleted_at timestamp with time zone,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  tools jsonb DEFAULT '[]'::jsonb NOT NULL,
   CONSTRAINT experiences_pkey PRIMARY KEY (id)
 );
 
@@ -216,6 +217,7 @@ CREATE TABLE public.queries (
   timings jsonb DEFAULT '{}'::jsonb NOT NULL,
   asked_at timestamp with time zone NOT NULL,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
+  tool_calls jsonb DEFAULT '[]'::jsonb NOT NULL,
   CONSTRAINT queries_pkey PRIMARY KEY (id)
 );
 
