@@ -65,6 +65,7 @@ describe(`experiences (${engine})`, () => {
       fallbackMessage: 'Please ask our team.',
       actions: everyAction,
       settings: { topK: 8, minScore: 0.25, llmProvider: 'extractive', llmModel: 'none' },
+      tools: [],
     };
     const created = await createIn(tenantA.token, input);
     const { id, workspaceId, createdAt, updatedAt, ...fields } = created;
@@ -89,6 +90,7 @@ describe(`experiences (${engine})`, () => {
       fallbackMessage: DEFAULT_FALLBACK_MESSAGE,
       actions: [],
       settings: {},
+      tools: [],
     });
   });
 

@@ -512,6 +512,7 @@ describe(`sessions (${engine})`, () => {
         format: 'markdown',
         sources: answers[index].sources,
         actions: answers[index].actions,
+        toolCalls: [],
         metadata: questions[index]!.metadata,
         grounded: true,
         askedAt: questions[index]!.timestamp,
