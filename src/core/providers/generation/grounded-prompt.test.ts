@@ -12,6 +12,13 @@ const rules = [
   '- Write in Markdown, in the language of the question.',
 ].join('\n');
 
+const orderStatus = {
+  name: 'order_status',
+  description: 'Look up the shipping status of an order by its number.',
+  parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+};
+const call = async () => '{}';
+
 const input: GroundedPromptInput = {
   question: 'How do I reset my password?',
   standaloneQuestion: 'How do I reset my password?',
@@ -87,6 +94,28 @@ describe('buildGroundedPrompt', () => {
             'The question, with the conversation taken into account: How do I reset my password on mobile?',
           ].join('\n'),
         },
+      ],
+    },
+    {
+      name: 'with tools, one rule more, before the fallback rule: they answer questions about the user\'s own data',
+      input: { ...input, tools: { functions: [orderStatus], call } },
+      expected: [
+        {
+          role: 'system',
+          content: rules.replace(
+            '\n- Cite',
+            "\n- For a question about the user's own data (an order, a booking, an account), call the tools provided and use the facts they return, which need no citation.\n- Cite",
+          ),
+        },
+        { role: 'user', content: question },
+      ],
+    },
+    {
+      name: 'tools without a function add no rule',
+      input: { ...input, tools: { functions: [], call } },
+      expected: [
+        { role: 'system', content: rules },
+        { role: 'user', content: question },
       ],
     },
   ];

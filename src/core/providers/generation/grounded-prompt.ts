@@ -5,7 +5,7 @@ export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: stri
 
 export type GroundedPromptInput = Pick<
   GenerationRequest,
-  'question' | 'standaloneQuestion' | 'history' | 'sources' | 'instructions' | 'fallbackMessage'
+  'question' | 'standaloneQuestion' | 'history' | 'sources' | 'instructions' | 'fallbackMessage' | 'tools'
 >;
 
 /**
@@ -15,17 +15,19 @@ export type GroundedPromptInput = Pick<
  */
 export function buildGroundedPrompt(input: GroundedPromptInput): ChatMessage[] {
   return [
-    { role: 'system', content: systemMessage(input.instructions, input.fallbackMessage) },
+    { role: 'system', content: systemMessage(input.instructions, input.fallbackMessage, Boolean(input.tools?.functions.length)) },
     ...input.history.map((turn: ChatTurn): ChatMessage => ({ role: turn.role, content: turn.content })),
     { role: 'user', content: userMessage(input) },
   ];
 }
 
-function systemMessage(instructions: string, fallbackMessage: string): string {
+function systemMessage(instructions: string, fallbackMessage: string, hasTools: boolean): string {
   const rules = [
     'Answer the question in the last message using only the numbered sources given with it.',
     'Rules:',
     '- Use only facts stated in the sources, not your own knowledge.',
+    // Before the fallback rule: a question about an order is not one the sources fail to answer.
+    ...(hasTools ? ["- For a question about the user's own data (an order, a booking, an account), call the tools provided and use the facts they return, which need no citation."] : []),
     '- Cite the source of each statement by its number in square brackets, for example [1] or [2][3]. Cite only the numbers listed.',
     `- If the sources do not contain the answer, reply with exactly this text and nothing else: ${fallbackMessage}`,
     // Sources are content from the knowledge base, which may quote anything, including commands.
