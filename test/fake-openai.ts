@@ -22,17 +22,26 @@ export type FakeChatReply = {
   delayMs?: number;
   /** The answer's text (default `chat.answer`). */
   answer?: string;
-  /** Streams this many text deltas, then sends nothing more and keeps the connection open. */
+  /** Streams this many deltas (text, then tool-call fragments), then sends nothing more and keeps the connection open. */
   stallAfter?: number;
-  /** Streams this many text deltas, then ends the response without a finish reason or `[DONE]`. */
+  /** Streams this many deltas (text, then tool-call fragments), then ends the response without a finish reason or `[DONE]`. */
   endAfter?: number;
   /** Answers one JSON completion even when a stream was asked for, as some servers do. */
   json?: boolean;
   /** The streamed text deltas (default: the answer cut before each word); the answer is their concatenation. */
   deltas?: string[];
-  /** Milliseconds to wait before each streamed text delta (a slow model). */
+  /** Milliseconds to wait before each streamed delta (a slow model). */
   deltaDelayMs?: number;
+  /**
+   * Calls these tools (finish_reason `tool_calls`): streamed as fragments, each call's arguments
+   * cut in three, or whole in a JSON answer. The reply has text only when `answer` or `deltas` is
+   * set, and then the text comes first, as a model thinking aloud sends it.
+   */
+  toolCalls?: FakeToolCall[];
 };
+
+/** A tool call the fake's model makes; `id` defaults to `call_fake_{n}`, n its position from 0. */
+export type FakeToolCall = { id?: string; name: string; arguments: string };
 
 /** A chat-completions request the fake received. */
 export type FakeChatRequest = {
@@ -97,17 +106,16 @@ async function answerChat(body: any, reply: FakeChatReply, defaultAnswer: string
     response.end(JSON.stringify({ error: { message: reply.message ?? 'injected failure', type: 'fake_error' } }));
     return;
   }
-  const answer = reply.deltas?.join('') ?? reply.answer ?? defaultAnswer;
+  const toolCalls = (reply.toolCalls ?? []).map((call, index) => ({ id: call.id ?? `call_fake_${index}`, name: call.name, arguments: call.arguments }));
+  const answer = reply.deltas?.join('') ?? reply.answer ?? (toolCalls.length > 0 ? '' : defaultAnswer);
+  const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
   const base = { id: 'chatcmpl-fake', created: Math.floor(Date.now() / 1000), model: body.model };
   if (body.stream !== true || reply.json) {
+    const message = toolCalls.length > 0
+      ? { role: 'assistant', content: answer || null, tool_calls: toolCalls.map(({ id, name, arguments: args }) => ({ id, type: 'function', function: { name, arguments: args } })) }
+      : { role: 'assistant', content: answer };
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(
-      JSON.stringify({
-        ...base,
-        object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
-      }),
-    );
+    response.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finishReason }] }));
     return;
   }
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -126,19 +134,28 @@ async function answerChat(body: any, reply: FakeChatReply, defaultAnswer: string
   });
   // OpenAI's first chunk carries the role and no text.
   send(chunk({ role: 'assistant', content: '' }, null));
-  const deltas = reply.deltas ?? answer.match(/\s*\S+/g) ?? [];
-  for (const [index, delta] of deltas.entries()) {
+  const texts = (reply.deltas ?? answer.match(/\s*\S+/g) ?? []).map((content) => ({ content }));
+  // As OpenAI streams a call: the id and name first, then the arguments in pieces, by index.
+  const fragments = toolCalls.flatMap((call, index) => {
+    const third = Math.ceil(call.arguments.length / 3);
+    const pieces = [0, third, 2 * third].map((start) => call.arguments.slice(start, start + third)).filter(Boolean);
+    return [
+      { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] },
+      ...pieces.map((piece) => ({ tool_calls: [{ index, function: { arguments: piece } }] })),
+    ];
+  });
+  for (const [index, delta] of [...texts, ...fragments].entries()) {
     if (index === reply.stallAfter) return;
     if (index === reply.endAfter) break;
     if (reply.deltaDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.deltaDelayMs));
-    send(chunk({ content: delta }, null));
+    send(chunk(delta, null));
   }
   if (reply.stallAfter !== undefined) return;
   if (reply.endAfter !== undefined) {
     response.end();
     return;
   }
-  send(chunk({}, 'stop'));
+  send(chunk({}, finishReason));
   send('[DONE]');
   response.end();
 }

@@ -6,7 +6,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../../../../test/fake-openai.t
 import { AppError } from '../../errors.ts';
 import { buildGroundedPrompt } from './grounded-prompt.ts';
 import { OpenAiAnswerGenerator, type OpenAiAnswerOptions } from './openai.ts';
-import type { GenerationRequest } from './provider.ts';
+import type { GenerationRequest, GenerationTools, ToolFunction } from './provider.ts';
 
 let fake: FakeOpenAi;
 before(async () => {
@@ -285,5 +285,196 @@ describe('OpenAiAnswerGenerator', () => {
     await assert.rejects(deltas(generator().generate({ ...request, signal: controller.signal })), { message: 'client went away' });
     assert.equal(fake.chat.requests.length, 1);
     assert.ok(performance.now() - started < 1000);
+  });
+});
+
+const orderStatus: ToolFunction = {
+  name: 'order_status',
+  description: 'Look up the shipping status of an order by its number.',
+  parameters: { type: 'object', properties: { orderId: { type: 'string', pattern: '[0-9]{4,10}' } }, required: ['orderId'] },
+};
+const orderArguments = '{"orderId":"12345"}';
+const shipped = '{"status":"shipped","eta":"2026-12-04"}';
+
+/** Tools that record each call and answer `results[n]` to the n-th (default: the order shipped). */
+function recordingTools(results: string[] = []): { tools: GenerationTools; calls: { name: string; argumentsJson: string }[] } {
+  const calls: { name: string; argumentsJson: string }[] = [];
+  const tools: GenerationTools = {
+    functions: [orderStatus],
+    call: async (name, argumentsJson) => {
+      calls.push({ name, argumentsJson });
+      return results[calls.length - 1] ?? shipped;
+    },
+  };
+  return { tools, calls };
+}
+
+/** The assistant message that asked for `calls` and the tool messages that answered them. */
+function round(calls: { id: string; name?: string; arguments?: string; result?: string }[]): object[] {
+  return [
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name ?? 'order_status', arguments: call.arguments ?? orderArguments } })),
+    },
+    ...calls.map((call) => ({ role: 'tool', tool_call_id: call.id, content: call.result ?? shipped })),
+  ];
+}
+
+describe('OpenAiAnswerGenerator with tools', () => {
+  const toolsOffered = { tools: [{ type: 'function', function: orderStatus }], tool_choice: 'auto' };
+
+  test('joins a call streamed in fragments, sends the call and its result back, then streams the answer', async () => {
+    const { tools, calls } = recordingTools();
+    const answer = `Your order 12345 has shipped; it arrives on December 4. ${'Our carrier delivers between 8 am and 6 pm, and leaves a note when nobody is home. '.repeat(3)}`.trim();
+    fake.chat.replies.push({ toolCalls: [{ id: 'call_1', name: 'order_status', arguments: orderArguments }] }, { answer });
+    const toolRequest = { ...request, tools };
+    const received = await deltas(generator().generate(toolRequest));
+    assert.equal(received.join(''), answer);
+    // The words held back while the reply might still call a tool come first as one delta, then the rest streams.
+    assert.ok(received[0]!.length >= 200 && received[0]!.length < 220, `${received[0]!.length} characters first`);
+    assert.ok(received.length > 5, `${received.length} deltas`);
+    assert.deepEqual(calls, [{ name: 'order_status', argumentsJson: orderArguments }]);
+    const prompt = buildGroundedPrompt(toolRequest);
+    assert.match(prompt[0]!.content, /^- For a question about the user's own data .*call the tools provided/m);
+    assert.deepEqual(
+      fake.chat.requests.map((sent) => sent.body),
+      [
+        { model: 'fake-chat', messages: prompt, stream: true, ...toolsOffered },
+        { model: 'fake-chat', messages: [...prompt, ...round([{ id: 'call_1' }])], stream: true, ...toolsOffered },
+      ],
+    );
+  });
+
+  test('takes the calls of a whole JSON reply, and its answer', async () => {
+    const { tools, calls } = recordingTools();
+    fake.chat.replies.push({ json: true, toolCalls: [{ id: 'call_j', name: 'order_status', arguments: orderArguments }] }, { json: true, answer: 'It has shipped.' });
+    const toolRequest = { ...request, tools };
+    assert.deepEqual(await deltas(generator().generate(toolRequest)), ['It has shipped.']);
+    assert.deepEqual(calls, [{ name: 'order_status', argumentsJson: orderArguments }]);
+    assert.deepEqual(fake.chat.requests[1]!.body, {
+      model: 'fake-chat',
+      messages: [...buildGroundedPrompt(toolRequest), ...round([{ id: 'call_j' }])],
+      stream: true,
+      ...toolsOffered,
+    });
+  });
+
+  test('calls each tool of a reply in order, whatever its name: the callback answers an unknown one', async () => {
+    const { tools, calls } = recordingTools([shipped, '{"error":"unknown tool cancel_order"}']);
+    fake.chat.replies.push({
+      toolCalls: [
+        { id: 'call_a', name: 'order_status', arguments: orderArguments },
+        { id: 'call_b', name: 'cancel_order', arguments: '{"orderId":"12345","reason":"too slow"}' },
+      ],
+    });
+    fake.chat.answer = 'Your order has shipped; I cannot cancel it.';
+    const toolRequest = { ...request, tools };
+    assert.equal((await deltas(generator().generate(toolRequest))).join(''), 'Your order has shipped; I cannot cancel it.');
+    assert.deepEqual(calls, [
+      { name: 'order_status', argumentsJson: orderArguments },
+      { name: 'cancel_order', argumentsJson: '{"orderId":"12345","reason":"too slow"}' },
+    ]);
+    assert.deepEqual(fake.chat.requests[1]!.body.messages.slice(-3), [
+      ...round([
+        { id: 'call_a' },
+        { id: 'call_b', name: 'cancel_order', arguments: '{"orderId":"12345","reason":"too slow"}', result: '{"error":"unknown tool cancel_order"}' },
+      ]),
+    ]);
+  });
+
+  test('drops the text a reply writes before its calls: the model thinking aloud is not the answer', async () => {
+    const { tools } = recordingTools();
+    fake.chat.replies.push({ answer: 'Let me look up order 12345 for you.', toolCalls: [{ id: 'call_1', name: 'order_status', arguments: orderArguments }] });
+    fake.chat.replies.push({ json: true, answer: 'Let me look up order 12345 for you.', toolCalls: [{ id: 'call_2', name: 'order_status', arguments: orderArguments }] });
+    fake.chat.answer = 'It has shipped.';
+    // A short answer in a reply that could still call a tool is held to its end: it comes whole.
+    assert.deepEqual(await deltas(generator().generate({ ...request, tools })), ['It has shipped.']);
+    assert.equal(fake.chat.requests.length, 3);
+    assert.deepEqual(fake.chat.requests[2]!.body.messages.slice(-4), [...round([{ id: 'call_1' }]), ...round([{ id: 'call_2' }])]);
+  });
+
+  test('past 200 characters the text is the answer: it streams, and a call after it is dropped', async () => {
+    const { tools, calls } = recordingTools();
+    const long = `${'Orders ship within two days of payment, from our warehouse in Lyon. '.repeat(4)}[1]`;
+    fake.chat.replies.push({ answer: long, toolCalls: [{ id: 'call_1', name: 'order_status', arguments: orderArguments }] });
+    const received = await deltas(generator().generate({ ...request, tools }));
+    assert.equal(received.join(''), long);
+    assert.ok(received.length > 5, `${received.length} deltas`);
+    assert.deepEqual(calls, []);
+    assert.equal(fake.chat.requests.length, 1);
+  });
+
+  test('after three rounds of calls, asks once more without tools and streams that answer', async () => {
+    const { tools, calls } = recordingTools();
+    for (const id of ['call_1', 'call_2', 'call_3']) fake.chat.replies.push({ toolCalls: [{ id, name: 'order_status', arguments: orderArguments }] });
+    fake.chat.answer = 'Your order 12345 has shipped.';
+    const toolRequest = { ...request, tools };
+    // Offered no tool, the last request streams its answer from the first word, as without tools.
+    assert.deepEqual(await deltas(generator().generate(toolRequest)), ['Your', ' order', ' 12345', ' has', ' shipped.']);
+    assert.equal(calls.length, 3);
+    const prompt = buildGroundedPrompt(toolRequest);
+    const rounds = [round([{ id: 'call_1' }]), round([{ id: 'call_2' }]), round([{ id: 'call_3' }])].flat();
+    assert.deepEqual(
+      fake.chat.requests.map((sent) => sent.body),
+      [
+        { model: 'fake-chat', messages: prompt, stream: true, ...toolsOffered },
+        { model: 'fake-chat', messages: [...prompt, ...rounds.slice(0, 2)], stream: true, ...toolsOffered },
+        { model: 'fake-chat', messages: [...prompt, ...rounds.slice(0, 4)], stream: true, ...toolsOffered },
+        { model: 'fake-chat', messages: [...prompt, ...rounds], stream: true },
+      ],
+    );
+  });
+
+  test('a call in answer to the request without tools is no answer: BAD_GATEWAY, no fourth call', async () => {
+    const { tools, calls } = recordingTools();
+    for (const id of ['call_1', 'call_2', 'call_3', 'call_4']) fake.chat.replies.push({ toolCalls: [{ id, name: 'order_status', arguments: orderArguments }] });
+    const { error, received } = await failure(generator().generate({ ...request, tools }));
+    assert.deepEqual(received, []);
+    assert.equal(calls.length, 3);
+    assert.equal(fake.chat.requests.length, 4);
+    assert.deepEqual([error.code, error.status], ['BAD_GATEWAY', 502]);
+    assert.equal(error.message, 'Chat completions request for model fake-chat failed after 1 try: the API answered no text (finish_reason tool_calls)');
+  });
+
+  test('a retry after the calls repeats the request with their results, not the calls', async () => {
+    const { tools, calls } = recordingTools();
+    fake.chat.replies.push({ toolCalls: [{ id: 'call_1', name: 'order_status', arguments: orderArguments }] }, { status: 500, message: 'boom' }, { endAfter: 0 });
+    fake.chat.answer = 'It has shipped.';
+    assert.equal((await deltas(generator().generate({ ...request, tools }))).join(''), 'It has shipped.');
+    assert.equal(calls.length, 1);
+    assert.equal(fake.chat.requests.length, 4);
+    assert.deepEqual(fake.chat.requests[2]!.body, fake.chat.requests[1]!.body);
+    assert.deepEqual(fake.chat.requests[3]!.body, fake.chat.requests[1]!.body);
+  });
+
+  test('a reply cut in the middle of a call is retried whole, and the tool called once', async () => {
+    const { tools, calls } = recordingTools();
+    // The id and name, then one of the arguments' three pieces.
+    fake.chat.replies.push({ toolCalls: [{ id: 'call_1', name: 'order_status', arguments: orderArguments }], endAfter: 2 });
+    fake.chat.replies.push({ toolCalls: [{ id: 'call_1', name: 'order_status', arguments: orderArguments }] });
+    fake.chat.answer = 'It has shipped.';
+    assert.equal((await deltas(generator().generate({ ...request, tools }))).join(''), 'It has shipped.');
+    assert.deepEqual(calls, [{ name: 'order_status', argumentsJson: orderArguments }]);
+    assert.equal(fake.chat.requests.length, 3);
+  });
+
+  test('calls the model when no source was found but tools exist: the question may be for a tool', async () => {
+    const { tools } = recordingTools();
+    fake.chat.answer = 'Sorry, I do not know that.';
+    const toolRequest = { ...request, sources: [], tools };
+    assert.deepEqual((await deltas(generator().generate(toolRequest))).join(''), 'Sorry, I do not know that.');
+    assert.deepEqual(
+      fake.chat.requests.map((sent) => sent.body),
+      [{ model: 'fake-chat', messages: buildGroundedPrompt(toolRequest), stream: true, ...toolsOffered }],
+    );
+  });
+
+  test('tools without a function are no tools: no tools key, no tool rule, and no call without a source', async () => {
+    const none: GenerationTools = { functions: [], call: async () => assert.fail('no tool to call') };
+    await deltas(generator().generate({ ...request, tools: none }));
+    assert.deepEqual(fake.chat.requests.map((sent) => sent.body), [{ model: 'fake-chat', messages: buildGroundedPrompt(request), stream: true }]);
+    assert.deepEqual(await deltas(generator().generate({ ...request, sources: [], tools: none })), ['Sorry, I do not know that.']);
+    assert.equal(fake.chat.requests.length, 1);
   });
 });
