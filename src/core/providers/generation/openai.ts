@@ -125,7 +125,7 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
       }
     }
     // No tools, or their rounds are spent: a request that offers none must be answered in text.
-    // (`tool_choice: 'none'` would keep them, but servers such as Ollama ignore `tool_choice`.)
+    // (`tool_choice: 'none'` would keep them offered, and not every compatible server honours it.)
     const body: ChatCompletionsBody = { model, messages, stream: true };
     yield* this.stream(label, await ask(() => this.open(body, request.signal)));
   }
