@@ -37,15 +37,15 @@ export class ToolCallAccumulator {
       const index = typeof fragment.index === 'number' ? fragment.index : position;
       let call = this.calls.get(index);
       if (!call) {
-        // Some servers (older Ollama, some proxies) send no id; the tool message must still name one.
+        // A server may send no id (Ollama's native API has none); the tool message must still name one.
         call = { id: `call_${this.round}_${index}`, type: 'function', function: { name: '', arguments: '' } };
         this.calls.set(index, call);
       }
       if (typeof fragment.id === 'string' && fragment.id) call.id = fragment.id;
       const fn = isRecord(fragment.function) ? fragment.function : {};
-      // The name comes whole in the first fragment; some servers repeat it in every one.
+      // The name comes whole in the first fragment: a server that repeats it must not double it.
       if (typeof fn.name === 'string' && !call.function.name) call.function.name = fn.name;
-      // A few servers send the arguments as an object instead of its JSON text.
+      // Arguments as an object instead of its JSON text, as Ollama's native API sends them.
       if (typeof fn.arguments === 'string') call.function.arguments += fn.arguments;
       else if (isRecord(fn.arguments)) call.function.arguments += JSON.stringify(fn.arguments);
     }
