@@ -104,24 +104,24 @@ function HeaderRows({ headers, at, problems, onChange }: { headers: HeaderDraft[
         // The API's errors for this header (its name or its value) show under the value.
         const path = `${at}/${pointerSegment(header.name.trim())}`;
         return (
-        <div key={index} class="header-row">
-          <Field label={`Header ${index + 1} name`} path={path} problems={[]}>
-            <input value={header.name} autocapitalize="off" spellcheck={false} onInput={(event) => replace(index, { ...header, name: event.currentTarget.value })} />
-          </Field>
-          {/* A password field: a header usually carries an API key, which must not show on screen. */}
-          <Field label={`Header ${index + 1} value`} path={path} problems={header.name.trim() ? problems : []}>
-            <input
-              type="password"
-              autocomplete="new-password"
-              value={header.value}
-              placeholder={header.stored ? 'stored value — leave to keep' : ''}
-              onInput={(event) => replace(index, { ...header, value: event.currentTarget.value })}
-            />
-          </Field>
-          <button type="button" class="danger" onClick={() => onChange(headers.filter((_, position) => position !== index))}>
-            Remove header {index + 1}
-          </button>
-        </div>
+          <div key={index} class="header-row">
+            <Field label={`Header ${index + 1} name`} path={path} problems={[]}>
+              <input value={header.name} autocapitalize="off" spellcheck={false} onInput={(event) => replace(index, { ...header, name: event.currentTarget.value })} />
+            </Field>
+            {/* A password field: a header usually carries an API key, which must not show on screen. */}
+            <Field label={`Header ${index + 1} value`} path={path} problems={header.name.trim() ? problems : []}>
+              <input
+                type="password"
+                autocomplete="new-password"
+                value={header.value}
+                placeholder={header.stored ? 'stored value — leave to keep' : ''}
+                onInput={(event) => replace(index, { ...header, value: event.currentTarget.value })}
+              />
+            </Field>
+            <button type="button" class="danger" onClick={() => onChange(headers.filter((_, position) => position !== index))}>
+              Remove header {index + 1}
+            </button>
+          </div>
         );
       })}
       <button type="button" onClick={() => onChange([...headers, { name: '', value: '', stored: false }])}>
