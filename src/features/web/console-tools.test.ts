@@ -10,15 +10,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from '../../../test/browser.ts';
-import { assertFits, openSection, signInConsole, viewports, waitForText } from '../../../test/console-page.ts';
+import { assertFits, type ConsoleSession, openSection, startConsoleSession, viewports, waitForText } from '../../../test/console-page.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { ORDERS_API_KEY, orderStatusTool, startOrdersApi, type OrdersApi } from '../../../test/orders-api.ts';
 
 describe(`console: an experience's tools in Chromium (${engine})`, () => {
-  let server: TestServer;
   let orders: OrdersApi;
-  let browser: TestBrowser;
+  let session: ConsoleSession;
+  let server: TestServer;
   let page: Page;
   let token: string;
   let experienceId: string;
@@ -26,23 +25,16 @@ describe(`console: an experience's tools in Chromium (${engine})`, () => {
   before(async () => {
     orders = await startOrdersApi();
     // The orders API listens on plain http on loopback, which tools may call only with these two.
-    server = await startTestServer({ INGESTION_WORKERS: '0', TOOLS_ALLOW_HTTP: 'true', TOOLS_ALLOW_PRIVATE_TARGETS: 'true' });
-    const bundle = await server.request('GET', '/console.js');
-    assert.equal(bundle.status, 200, 'dist/web/console.js is missing: run `npm run build` first');
-    const workspaceId = await server.createWorkspace('console-tools');
-    const credentials = await server.createClient(workspaceId, ['*']);
-    token = await server.token(workspaceId, ['*']);
+    session = await startConsoleSession('console-tools', (overrides) => startTestServer({ ...overrides, TOOLS_ALLOW_HTTP: 'true', TOOLS_ALLOW_PRIVATE_TARGETS: 'true' }));
+    ({ server, page, token } = session);
+    await page.setViewportSize(viewports[0]!);
     const created = await server.request('POST', '/api/v2/experiences', { token, body: { name: 'Shop' } });
     assert.equal(created.status, 201, created.text);
     experienceId = created.body.id;
-    browser = await launchBrowser({ viewport: viewports[0] });
-    page = browser.page;
-    await signInConsole(page, server.url, credentials);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await session?.close();
     await orders?.close();
   });
 
@@ -202,6 +194,6 @@ describe(`console: an experience's tools in Chromium (${engine})`, () => {
     await save();
     assert.deepEqual((await stored()).tools, []);
     // Chromium logs each refused request (the 400s above); no script errors.
-    assert.deepEqual(browser.pageErrors.filter((message) => !message.includes('the server responded with a status of')), []);
+    assert.deepEqual(session.browser.pageErrors.filter((message) => !message.includes('the server responded with a status of')), []);
   });
 });
