@@ -164,8 +164,9 @@ export function ExperienceForm({
   useEffect(() => {
     if (!experience) nameField.current?.focus();
   }, []);
-  // A tool's parameters are checked as they are typed (they are the tool's longest JSON); the
-  // rest of the form's JSON when it is saved.
+  // A tool's parameters are checked as they are typed (a JSON Schema is long enough to get wrong
+  // halfway), the actions' JSON when the form is saved. The save's copies of the tools' problems
+  // give way to the live ones, so a box fixed after a refused save is not still marked.
   const toolProblems = draft.tools.flatMap(toolDraftProblems);
   const problems = [...localProblems.filter((problem) => !problem.path.startsWith('/tools/')), ...toolProblems, ...problemsOf(error)];
   const set = <K extends keyof Draft>(name: K, value: Draft[K]) => setDraft((previous) => ({ ...previous, [name]: value }));
