@@ -3,7 +3,7 @@
  * fields of that type (src/features/experiences/action.schema.ts), and the rarely used icon,
  * style, behavior and visibility as one JSON object. Fields the form does not know are kept.
  */
-import { Field, FieldMessages, messagesExactlyAt, type Problem } from './form-fields.tsx';
+import { Field, FieldMessages, messagesExactlyAt, parseJson, parseJsonObject, type Problem } from './form-fields.tsx';
 import type { ExperienceAction } from './types.ts';
 
 type ActionType = ExperienceAction['action']['type'];
@@ -59,15 +59,6 @@ export function toDraft(stored: object): ActionDraft {
   return { id: action.id, label: action.label, type, fields, rest, extra: Object.keys(extra).length > 0 ? JSON.stringify(extra, null, 2) : '' };
 }
 
-/** JSON text as a value, or the reason it is not JSON. */
-function parseJson(text: string): { value: unknown } | { error: string } {
-  try {
-    return { value: JSON.parse(text) };
-  } catch (error) {
-    return { error: `is not valid JSON: ${(error as Error).message}` };
-  }
-}
-
 /** The action a draft stands for, or the JSON fields that could not be read (paths as the API's). */
 export function fromDraft(draft: ActionDraft, index: number): { action: ExperienceAction } | { problems: Problem[] } {
   const problems: Problem[] = [];
@@ -84,11 +75,9 @@ export function fromDraft(draft: ActionDraft, index: number): { action: Experien
   }
   let extra: Record<string, unknown> = {};
   if (draft.extra.trim() !== '') {
-    const parsed = parseJson(draft.extra);
+    const parsed = parseJsonObject(draft.extra);
     if ('error' in parsed) problems.push({ path: `/actions/${index}/extra`, message: parsed.error });
-    else if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
-      problems.push({ path: `/actions/${index}/extra`, message: 'must be a JSON object' });
-    } else extra = parsed.value as Record<string, unknown>;
+    else extra = parsed.value;
   }
   if (problems.length > 0) return { problems };
   return { action: { ...extra, id: draft.id.trim(), label: draft.label.trim(), action: inner as ExperienceAction['action'] } };

@@ -6,11 +6,12 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ActionEditor, type ActionDraft, fromDraft, toDraft } from './action-editor.tsx';
 import { defined, Field, FieldMessages, FormButtons, lines, messagesAt, messagesExactlyAt, numberOrUndefined, numberText, type Problem, problemsOf } from './form-fields.tsx';
 import { useAction } from './hooks.ts';
+import { fromToolDraft, ToolEditor, type ToolDraft, toolDraftProblems, toToolDraft } from './tool-editor.tsx';
 import type { Experience, ExperienceAction } from './types.ts';
 import { ErrorNotice, useNames } from './ui.tsx';
 
 type Settings = Experience['settings'];
-export type ExperienceBody = Pick<Experience, 'name' | 'instructions' | 'knowledgeBaseIds' | 'allowedOrigins' | 'requireAuth' | 'actions' | 'settings'> & {
+export type ExperienceBody = Pick<Experience, 'name' | 'instructions' | 'knowledgeBaseIds' | 'allowedOrigins' | 'requireAuth' | 'actions' | 'settings' | 'tools'> & {
   fallbackMessage?: string;
 };
 
@@ -38,6 +39,7 @@ type Draft = {
   /** One host per line. */
   imageHosts: string;
   actions: ActionDraft[];
+  tools: ToolDraft[];
 };
 
 function toFormDraft(experience: Experience | undefined): Draft {
@@ -63,6 +65,7 @@ function toFormDraft(experience: Experience | undefined): Draft {
     starterQuestions: Array.from({ length: Math.max(starterSlots, starters.length) }, (_, index) => starters[index] ?? ''),
     imageHosts: (widget.imageHosts ?? []).join('\n'),
     actions: (experience?.actions ?? []).map(toDraft),
+    tools: (experience?.tools ?? []).map(toToolDraft),
   };
 }
 
@@ -93,10 +96,10 @@ function mergeSettings(stored: Settings, draft: Draft): Settings {
   });
 }
 
-/** The body the draft stands for, or the action JSON that could not be read. */
+/** The body the draft stands for, or the action and tool JSON that could not be read. */
 function toBody(draft: Draft, stored: Settings): { body: ExperienceBody } | { problems: Problem[] } {
   const actions: ExperienceAction[] = [];
-  const problems: Problem[] = [];
+  const problems: Problem[] = draft.tools.flatMap(toolDraftProblems);
   draft.actions.forEach((action, index) => {
     const result = fromDraft(action, index);
     if ('problems' in result) problems.push(...result.problems);
@@ -113,6 +116,7 @@ function toBody(draft: Draft, stored: Settings): { body: ExperienceBody } | { pr
       requireAuth: draft.requireAuth,
       actions,
       settings: mergeSettings(stored, draft),
+      tools: draft.tools.map(fromToolDraft),
     },
   };
 }
@@ -160,7 +164,11 @@ export function ExperienceForm({
   useEffect(() => {
     if (!experience) nameField.current?.focus();
   }, []);
-  const problems = [...localProblems, ...problemsOf(error)];
+  // A tool's parameters are checked as they are typed (a JSON Schema is long enough to get wrong
+  // halfway), the actions' JSON when the form is saved. The save's copies of the tools' problems
+  // give way to the live ones, so a box fixed after a refused save is not still marked.
+  const toolProblems = draft.tools.flatMap(toolDraftProblems);
+  const problems = [...localProblems.filter((problem) => !problem.path.startsWith('/tools/')), ...toolProblems, ...problemsOf(error)];
   const set = <K extends keyof Draft>(name: K, value: Draft[K]) => setDraft((previous) => ({ ...previous, [name]: value }));
   const input = (name: keyof Draft) => ({ name, value: draft[name] as string, onInput: (event: Event) => set(name, (event.currentTarget as HTMLInputElement).value) });
   const origins = lines(draft.allowedOrigins);
@@ -269,10 +277,14 @@ export function ExperienceForm({
         <h3>Actions</h3>
         <ActionEditor drafts={draft.actions} problems={problems} onChange={(actions) => set('actions', actions)} />
       </section>
+      <section class="form-group" aria-label="Tools">
+        <h3>Tools</h3>
+        <ToolEditor drafts={draft.tools} problems={problems} experienceId={experience?.id} saved={experience?.tools ?? []} onChange={(tools) => set('tools', tools)} />
+      </section>
       <FormButtons busy={busy} label={label} onCancel={onCancel} />
       {localProblems.length > 0 ? (
         <p class="notice error" role="alert">
-          Some actions hold JSON that cannot be read; nothing was saved.
+          Some actions or tools hold JSON that cannot be read; nothing was saved.
         </p>
       ) : null}
       <ErrorNotice error={error} />

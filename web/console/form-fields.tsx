@@ -140,3 +140,20 @@ export function changedFields<T extends object>(next: T, current: object): Parti
 export function defined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
 }
+
+/** JSON text as a value, or the reason it is not JSON (as a field message). */
+export function parseJson(text: string): { value: unknown } | { error: string } {
+  try {
+    return { value: JSON.parse(text) };
+  } catch (error) {
+    return { error: `is not valid JSON: ${(error as Error).message}` };
+  }
+}
+
+/** JSON text that must be an object (not an array, string or null), or why it is not one. */
+export function parseJsonObject(text: string): { value: Record<string, unknown> } | { error: string } {
+  const parsed = parseJson(text);
+  if ('error' in parsed) return parsed;
+  if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) return { error: 'must be a JSON object' };
+  return { value: parsed.value as Record<string, unknown> };
+}

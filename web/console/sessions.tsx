@@ -1,5 +1,6 @@
 import { useData, useRouteQuery } from './hooks.ts';
 import { ApiError } from './api.ts';
+import { ToolCallList } from './tool-calls.tsx';
 import type { ChatSessionWithMessages, Experience, SessionListItem, SessionMessage } from './types.ts';
 import { Cell, DetailPage, ExperienceFilter, ExternalLink, formatTime, JsonBlock, PagedTable, StatusBadge, useApi, useNames } from './ui.tsx';
 
@@ -121,6 +122,7 @@ function Message({ message }: { message: SessionMessage }) {
           ))}
         </ol>
       ) : null}
+      <ToolCallList calls={message.toolCalls} />
       <div class="feedback">
         {message.feedback ? (
           <>

@@ -106,6 +106,14 @@ textarea { font: inherit; padding: 5px 8px; border: 1px solid var(--line); borde
 .action-list { list-style: none; padding: 0; margin: 0 0 8px; display: grid; gap: 12px; }
 .action-item fieldset { display: grid; gap: 10px; min-width: 0; }
 .kb-picker .field-error { flex-basis: 100%; }
+.tool-headers { display: grid; gap: 8px; min-width: 0; }
+.header-row { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 8px; align-items: end; }
+.header-row button { justify-self: start; }
+.tool-test { border-top: 1px dashed var(--line); padding-top: 8px; display: grid; gap: 8px; min-width: 0; }
+.tool-test h4 { margin: 4px 0 0; font-size: 13px; }
+.tool-calls { margin: 6px 0; font-size: 13px; }
+.tool-calls ol { margin: 4px 0; padding-left: 20px; }
+.tool-call { margin: 4px 0 8px; }
 .kb-admin { margin: 0 0 12px; }
 .form-buttons { margin-left: 0; }
 @media (max-width: 720px) {

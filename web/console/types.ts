@@ -10,6 +10,7 @@ import type { KnowledgeBase } from '../../src/features/knowledge-bases/knowledge
 import type { Source } from '../../src/features/query/query.schemas.ts';
 import type { Insights } from '../../src/features/insights/insights.schemas.ts';
 import type { Message, Session as ChatSession, SessionListItem, SessionTranscript } from '../../src/features/sessions/sessions.schemas.ts';
+import type { Tool, ToolCall } from '../../src/features/tools/tool.schema.ts';
 import type { Delivery as WebhookDelivery, DeliveryDetail as WebhookDeliveryDetail, Webhook, WebhookEvent } from '../../src/features/webhooks/webhooks.schemas.ts';
 
 export type {
@@ -24,6 +25,8 @@ export type {
   KnowledgeBase,
   RecordResult,
   SessionListItem,
+  Tool,
+  ToolCall,
   Webhook,
   WebhookDelivery,
   WebhookDeliveryDetail,
@@ -40,3 +43,6 @@ export type SessionMessage = Omit<Message, 'sources'> & { sources: Source[] };
 
 export type ChatSessionWithMessages = Omit<SessionTranscript, 'messages'> & { messages: SessionMessage[] };
 
+
+/** What `POST /api/v2/experiences/{id}/tools/{name}/test` answers (src/features/experiences/tool-test.routes.ts). */
+export type ToolTestResult = { call: ToolCall; response: string | null; answer: string | null };

@@ -208,6 +208,7 @@ describe(`console: create, edit and delete knowledge bases and experiences in Ch
             imageHosts: ['images.example.com', '*.cdn.example.com'],
           },
         },
+        tools: [],
       };
       assert.deepEqual(editable((await get(`/api/v2/experiences/${experienceId}`)).body), expected);
 
@@ -285,6 +286,7 @@ describe(`console: create, edit and delete knowledge bases and experiences in Ch
           rateLimit: { sessionPerMinute: 5 },
           widget: { avatarUrl: 'https://cdn.example.com/ada.png', greeting: 'Hello again.', starterQuestions: ['Where is my invoice?', 'Can I talk to a person?'] },
         },
+        tools: [],
       });
       await page.getByRole('region', { name: `Embed code for Help desk ${suffix} v2` }).waitFor();
       assert.equal(await page.getByText('This experience requires a token').count(), 0, 'no token note once requireAuth is off');
