@@ -111,6 +111,20 @@ describe('buildGroundedPrompt', () => {
       ],
     },
     {
+      name: 'with tools and no source, the user message says that nothing relevant was found',
+      input: { ...input, sources: [], question: 'Where is my order 12345?', standaloneQuestion: 'Where is my order 12345?', tools: { functions: [orderStatus], call } },
+      expected: [
+        {
+          role: 'system',
+          content: rules.replace(
+            '\n- Cite',
+            "\n- For a question about the user's own data (an order, a booking, an account), call the tools provided and use the facts they return, which need no citation.\n- Cite",
+          ),
+        },
+        { role: 'user', content: 'Sources:\n\n(none: the knowledge base holds nothing relevant)\n\nQuestion: Where is my order 12345?' },
+      ],
+    },
+    {
       name: 'tools without a function add no rule',
       input: { ...input, tools: { functions: [], call } },
       expected: [

@@ -39,7 +39,8 @@ function systemMessage(instructions: string, fallbackMessage: string, hasTools: 
 }
 
 function userMessage(input: GroundedPromptInput): string {
-  const sources = input.sources.map(formatSource).join('\n\n');
+  // With tools the model is asked even when nothing was retrieved: it must see that, not a blank.
+  const sources = input.sources.length > 0 ? input.sources.map(formatSource).join('\n\n') : '(none: the knowledge base holds nothing relevant)';
   // The model sees the history, but the rewritten question survives a history trimmed to a few turns.
   const standalone =
     input.standaloneQuestion.trim() && input.standaloneQuestion.trim() !== input.question.trim()
