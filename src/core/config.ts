@@ -42,6 +42,13 @@ const EnvSchema = Type.Object({
   EMBEDDINGS_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600000, default: 30000, description: 'Time limit of one embeddings API request.' }),
   EMBEDDINGS_MAX_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 5, description: 'Retries of a failed embeddings API request.' }),
   OPENAI_EMBEDDINGS_MODEL: Type.String({ minLength: 1, default: 'text-embedding-3-small' }),
+  TOOLS_MATCH_COSINE: Type.Optional(
+    Type.Number({
+      minimum: -1,
+      maximum: 1,
+      description: "Similarity to a tool's example from which a question triggers the tool (extractive generator); default: the encoder's own.",
+    }),
+  ),
   OPENAI_EMBEDDINGS_DIMENSIONS: Type.Optional(
     // pgvector stores at most 16,000 dimensions: a larger size would start and then fail every job.
     Type.Integer({ minimum: 1, maximum: 16000, description: 'Vector size asked of the embeddings API (`dimensions`); default: the model\'s own.' }),
@@ -148,6 +155,8 @@ export type Config = Readonly<{
   embeddingsMaxRetries: number;
   openaiEmbeddingsModel: string;
   openaiEmbeddingsDimensions: number | undefined;
+  /** TOOLS_MATCH_COSINE: replaces the encoder's `toolCosine` when set. */
+  toolsMatchCosine: number | undefined;
   openaiChatModel: string;
   llmTimeoutMs: number;
   llmMaxRetries: number;
@@ -299,6 +308,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     embeddingsMaxRetries: valid.EMBEDDINGS_MAX_RETRIES,
     openaiEmbeddingsModel: valid.OPENAI_EMBEDDINGS_MODEL,
     openaiEmbeddingsDimensions: valid.OPENAI_EMBEDDINGS_DIMENSIONS,
+    toolsMatchCosine: valid.TOOLS_MATCH_COSINE,
     openaiChatModel: valid.OPENAI_CHAT_MODEL,
     llmTimeoutMs: valid.LLM_TIMEOUT_MS,
     llmMaxRetries: valid.LLM_MAX_RETRIES,
