@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
-export const CLINC_SOURCE = 'CLINC150 (github.com/clinc/oos-eval, data/data_full.json), CC BY 3.0';
+export const CLINC_SOURCE = 'CLINC150 (github.com/clinc/oos-eval, Larson et al. 2019), CC BY 3.0';
 
 const SPLITS = ['train', 'val', 'test', 'oos_val', 'oos_test'] as const;
 type SplitName = (typeof SPLITS)[number];
