@@ -42,13 +42,6 @@ const EnvSchema = Type.Object({
   EMBEDDINGS_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600000, default: 30000, description: 'Time limit of one embeddings API request.' }),
   EMBEDDINGS_MAX_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 5, description: 'Retries of a failed embeddings API request.' }),
   OPENAI_EMBEDDINGS_MODEL: Type.String({ minLength: 1, default: 'text-embedding-3-small' }),
-  TOOLS_MATCH_COSINE: Type.Optional(
-    Type.Number({
-      minimum: -1,
-      maximum: 1,
-      description: "Similarity to a tool's example from which a question triggers the tool (extractive generator); default: the encoder's own.",
-    }),
-  ),
   OPENAI_EMBEDDINGS_DIMENSIONS: Type.Optional(
     // pgvector stores at most 16,000 dimensions: a larger size would start and then fail every job.
     Type.Integer({ minimum: 1, maximum: 16000, description: 'Vector size asked of the embeddings API (`dimensions`); default: the model\'s own.' }),
@@ -98,6 +91,13 @@ const EnvSchema = Type.Object({
     default: false,
     description: 'Let experience tools reach loopback, private, link-local and metadata addresses (development and tests only).',
   }),
+  TOOLS_MATCH_COSINE: Type.Optional(
+    Type.Number({
+      minimum: -1,
+      maximum: 1,
+      description: "Similarity to a tool's example from which a question triggers the tool (extractive generator); default: the encoder's own.",
+    }),
+  ),
   WEBHOOKS_ALLOW_HTTP: Type.Boolean({ default: false, description: 'Accept plain http webhook URLs (development only).' }),
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: Type.Boolean({
     default: false,
