@@ -39,6 +39,16 @@ const headings = ['Overview', 'Before you start', 'Steps', 'Limits', 'Troublesho
 // The tests' deterministic generator (mulberry32), so every run uses the same texts.
 export { random };
 
+/** All of `items`, in an order drawn from `next` (Fisher–Yates). */
+export function shuffled<T>(items: readonly T[], next: () => number): T[] {
+  const result = [...items];
+  for (let index = result.length - 1; index > 0; index--) {
+    const swap = Math.floor(next() * (index + 1));
+    [result[index], result[swap]] = [result[swap]!, result[index]!];
+  }
+  return result;
+}
+
 /** Paragraphs of whole sentences, cut at the last word boundary before `length` characters. */
 export function texts(count: number, length: number, seed: number): string[] {
   const next = random(seed);

@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { random } from '../corpus.ts';
+import { random, shuffled } from '../corpus.ts';
 
 /** Where the data comes from and under which licence, for the output and any trained model's notes. */
 export const SQUAD_SOURCE = 'SQuAD 2.0 dev (github.com/chrischute/squad, data/dev-v2.0.json and data/test-v2.0.json), CC BY-SA 4.0';
@@ -106,16 +106,6 @@ export async function readSquad(dir: string): Promise<Squad> {
         );
     },
   };
-}
-
-/** In a random order of the generator's, all of them. */
-function shuffled<T>(items: readonly T[], next: () => number): T[] {
-  const result = [...items];
-  for (let index = result.length - 1; index > 0; index--) {
-    const swap = Math.floor(next() * (index + 1));
-    [result[index], result[swap]] = [result[swap]!, result[index]!];
-  }
-  return result;
 }
 
 /**

@@ -89,6 +89,7 @@ describe('loadConfig', () => {
     { variable: 'OPENAI_BASE_URL', value: 'not a url', reason: /format "uri"/ },
     { variable: 'BOOTSTRAP', value: 'always', reason: /allowed values: auto, never/ },
     { variable: 'OPENAI_EMBEDDINGS_DIMENSIONS', value: '16384', reason: /must be <= 16000/ },
+    { variable: 'TOOLS_MATCH_COSINE', value: '1.5', reason: /must be <= 1/ },
   ];
   for (const { variable, value, reason } of badValues) {
     test(`${variable}=${value} is refused with a message naming ${variable}`, () => {

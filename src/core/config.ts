@@ -91,6 +91,13 @@ const EnvSchema = Type.Object({
     default: false,
     description: 'Let experience tools reach loopback, private, link-local and metadata addresses (development and tests only).',
   }),
+  TOOLS_MATCH_COSINE: Type.Optional(
+    Type.Number({
+      minimum: -1,
+      maximum: 1,
+      description: "Similarity to a tool's example from which a question triggers the tool (extractive generator); default: the encoder's own.",
+    }),
+  ),
   WEBHOOKS_ALLOW_HTTP: Type.Boolean({ default: false, description: 'Accept plain http webhook URLs (development only).' }),
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: Type.Boolean({
     default: false,
@@ -148,6 +155,8 @@ export type Config = Readonly<{
   embeddingsMaxRetries: number;
   openaiEmbeddingsModel: string;
   openaiEmbeddingsDimensions: number | undefined;
+  /** TOOLS_MATCH_COSINE: replaces the encoder's `toolCosine` when set. */
+  toolsMatchCosine: number | undefined;
   openaiChatModel: string;
   llmTimeoutMs: number;
   llmMaxRetries: number;
@@ -299,6 +308,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     embeddingsMaxRetries: valid.EMBEDDINGS_MAX_RETRIES,
     openaiEmbeddingsModel: valid.OPENAI_EMBEDDINGS_MODEL,
     openaiEmbeddingsDimensions: valid.OPENAI_EMBEDDINGS_DIMENSIONS,
+    toolsMatchCosine: valid.TOOLS_MATCH_COSINE,
     openaiChatModel: valid.OPENAI_CHAT_MODEL,
     llmTimeoutMs: valid.LLM_TIMEOUT_MS,
     llmMaxRetries: valid.LLM_MAX_RETRIES,

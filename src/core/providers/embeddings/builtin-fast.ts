@@ -23,6 +23,8 @@ export type BuiltinFastEmbeddingOptions = {
   tokens?: number;
   /** Principal directions removed from the table (default 128, see `static-table.ts`). */
   components?: number;
+  /** The similarity from which a question triggers a tool (TOOLS_MATCH_COSINE; default: the one measured for this encoder). */
+  toolCosine?: number | undefined;
 };
 
 /**
@@ -31,6 +33,11 @@ export type BuiltinFastEmbeddingOptions = {
  * tokens (SciFact abstracts run at about 4 characters per token).
  */
 const SLICE_CHARACTERS = 300;
+
+// bench:tool-trigger (bench/README.md, "Tools"): on CLINC150 val with 5 examples a tool, the
+// smallest threshold that lets at most 2 % of out-of-scope questions trigger a tool (0.019);
+// on test it triggers 0.83 of a tool's questions, 0.020 of out-of-scope and 0.043 of other tools' ones.
+const TOOL_COSINE = 0.29;
 
 type Loaded = { tokenizer: Tokenizer; table: StaticTable; weights: Float32Array };
 
@@ -47,13 +54,14 @@ export class BuiltinFastEmbeddingProvider implements EmbeddingProvider {
   // bench:answers dev (bench/history.md, "Answers on real documentation"): off-topic questions came as close as 0.25 to a
   // chunk; a static token table separates meaning less sharply than a transformer.
   readonly relevantCosine = 0.3;
-  readonly toolCosine = 0.7;
+  readonly toolCosine: number;
   private readonly options: BuiltinFastEmbeddingOptions;
   private loaded: Promise<Loaded> | undefined;
   private closed = false;
 
   constructor(options: BuiltinFastEmbeddingOptions) {
     this.options = options;
+    this.toolCosine = options.toolCosine ?? TOOL_COSINE;
   }
 
   /** Loads, or at the first start distils, the table; tells which and how long it took. */

@@ -8,11 +8,18 @@ import { batches, embedDeduplicated, normalize, type EmbeddingProvider, type Emb
 /** Vector size of the Universal Sentence Encoder (kept here: importing the encoder would load TensorFlow.js into this thread). */
 const DIMENSION = 512;
 
+// bench:tool-trigger (bench/README.md, "Tools"): on CLINC150 val with 5 examples a tool, the
+// smallest threshold that lets at most 2 % of out-of-scope questions trigger a tool (0.017); on
+// test it triggers 0.95 of a tool's questions, 0.026 of out-of-scope and 0.072 of other tools' ones.
+const TOOL_COSINE = 0.5;
+
 export type BuiltinEmbeddingOptions = {
   /** Worker threads, each with its own copy of the model (default: one per core). */
   threads?: number;
   /** Texts per batch sent to one thread (default 16). */
   batchSize?: number;
+  /** The similarity from which a question triggers a tool (TOOLS_MATCH_COSINE; default: the one measured for this encoder). */
+  toolCosine?: number | undefined;
 };
 
 type Task = {
@@ -42,7 +49,7 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
   // bench:answers dev (bench/history.md, "Answers on real documentation"): off-topic questions came no closer than 0.26
   // to any chunk, answerable ones no farther than 0.43 from their best.
   readonly relevantCosine = 0.35;
-  readonly toolCosine = 0.7;
+  readonly toolCosine: number;
   private readonly threadCount: number;
   private readonly batchSize: number;
   private readonly threads: Thread[] = [];
@@ -63,6 +70,7 @@ export class BuiltinEmbeddingProvider implements EmbeddingProvider {
   constructor(options: BuiltinEmbeddingOptions = {}) {
     this.threadCount = options.threads ?? availableParallelism();
     this.batchSize = options.batchSize ?? 16;
+    this.toolCosine = options.toolCosine ?? TOOL_COSINE;
   }
 
   /** Starts the threads and waits until each has loaded the model; resolves to the slowest load in ms. */

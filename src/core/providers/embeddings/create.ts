@@ -8,9 +8,9 @@ import type { EmbeddingProvider } from './provider.ts';
 export function createEmbeddingProvider(config: Config): EmbeddingProvider {
   switch (config.embeddingsProvider) {
     case 'builtin':
-      return new BuiltinEmbeddingProvider({ threads: config.embeddingsThreads, batchSize: config.embeddingsBatchSize });
+      return new BuiltinEmbeddingProvider({ threads: config.embeddingsThreads, batchSize: config.embeddingsBatchSize, toolCosine: config.toolsMatchCosine });
     case 'builtin-fast':
-      return new BuiltinFastEmbeddingProvider({ modelsDir: config.modelsDir, threads: config.embeddingsThreads });
+      return new BuiltinFastEmbeddingProvider({ modelsDir: config.modelsDir, threads: config.embeddingsThreads, toolCosine: config.toolsMatchCosine });
     case 'openai':
       return new OpenAiEmbeddingProvider({
         baseUrl: config.openaiBaseUrl,
@@ -20,6 +20,7 @@ export function createEmbeddingProvider(config: Config): EmbeddingProvider {
         batchSize: config.embeddingsBatchSize,
         timeoutMs: config.embeddingsTimeoutMs,
         maxRetries: config.embeddingsMaxRetries,
+        toolCosine: config.toolsMatchCosine,
       });
   }
 }

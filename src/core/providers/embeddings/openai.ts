@@ -22,7 +22,15 @@ export type OpenAiEmbeddingOptions = {
   retryBaseMs?: number;
   /** Longest wait between two tries, also the cap on `Retry-After` (default 30,000). */
   maxRetryDelayMs?: number;
+  /** The similarity from which a question triggers a tool (TOOLS_MATCH_COSINE; default 0.5, a guess). */
+  toolCosine?: number | undefined;
 };
+
+// A guess, not a measurement (no remote model is reachable here): builtin's 0.5, since
+// general-purpose embedding models spread texts on a scale like the transformer's (unrelated texts
+// below 0.2, two wordings of one request 0.6 and up) and unlike builtin-fast's static table (0.29).
+// `npm run bench:tool-trigger -- --encoders openai` measures a model; TOOLS_MATCH_COSINE sets it.
+const TOOL_COSINE = 0.5;
 
 /** Vector sizes of OpenAI's own models, so that `dimension` is known before the first call. */
 const knownDimensions: Readonly<Record<string, number>> = {
@@ -41,7 +49,7 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
   // embedding models commonly give unrelated texts (below 0.2) and an answering passage (0.4 and
   // up). Keyword coverage still answers a question whose best chunk falls below it.
   readonly relevantCosine = 0.35;
-  readonly toolCosine = 0.7;
+  readonly toolCosine: number;
   private knownDimension: number;
   private readonly url: string;
   private readonly batchSize: number;
@@ -51,6 +59,7 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
 
   constructor(private readonly options: OpenAiEmbeddingOptions) {
     this.model = options.model;
+    this.toolCosine = options.toolCosine ?? TOOL_COSINE;
     this.knownDimension = options.dimensions ?? knownDimensions[options.model] ?? 0;
     this.url = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
     this.batchSize = options.batchSize ?? 256;

@@ -16,7 +16,14 @@ export interface EmbeddingProvider {
    * bench:answers dev so that off-topic questions stay below it.
    */
   readonly relevantCosine: number;
-  /** The cosine similarity from which a question is close enough to a tool's example to call the tool offline. */
+  /**
+   * The similarity to one of a tool's examples (`exampleSimilarity`) from which a question triggers
+   * the tool with the offline generator: the smallest threshold that keeps the out-of-scope
+   * questions triggering a tool at 2 % or fewer, measured by bench:tool-trigger on CLINC150 val with
+   * 5 examples a tool. CLINC150 test at it (bench/README.md, "Tools"): builtin-fast 0.29 triggers
+   * 0.83 of a tool's questions, 0.020 of out-of-scope ones and 0.043 of other tools' ones;
+   * builtin 0.5 triggers 0.95, 0.026 and 0.072. openai's 0.5 is a guess. TOOLS_MATCH_COSINE overrides it.
+   */
   readonly toolCosine: number;
   /** Embeds texts in order; batches internally; vectors are L2-normalized. Rejects on failure after retries. */
   embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
