@@ -4,7 +4,7 @@ import { validationError } from '../../core/http/validation-messages.ts';
 import { allowedKnowledgeBases, knowledgeBasesAllowed, type Reach } from '../auth/reach.ts';
 import { maskedTool, unmaskedTools } from '../tools/tool-headers.ts';
 import type { ToolTargetRules } from '../tools/tool-request.ts';
-import { toolsProblems } from '../tools/tool-rules.ts';
+import { toolsProblems, withDefaults } from '../tools/tool-rules.ts';
 import type { Tool } from '../tools/tool.schema.ts';
 import type { Action } from './action.schema.ts';
 import {
@@ -97,7 +97,7 @@ async function assertConsistent(
     seen.add(action.id);
   });
   if (errors.length > 0) throw validationError(errors);
-  return tools?.tools;
+  return tools?.tools.map(withDefaults);
 }
 
 export async function createExperience(db: Db, workspaceId: string, input: NewExperience, toolRules: ToolTargetRules): Promise<Experience> {

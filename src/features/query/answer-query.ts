@@ -5,6 +5,7 @@ import { retrieve } from '../retrieval/retrieve.service.ts';
 import type { Session } from '../sessions/sessions.schemas.ts';
 import { matchTool } from '../tools/match-tool.ts';
 import { offlineToolAnswer, toolRunner, type OfflineToolAnswer } from '../tools/offline-answer.ts';
+import { missingArgumentsAnswer } from '../tools/tool-answer.ts';
 import { asksForHandover, buildActions } from './actions.ts';
 import { recentTurns, standaloneQuestion } from './conversation.ts';
 import type { ExperienceCaller } from './experience-access.ts';
@@ -54,7 +55,9 @@ export async function startAnswer(
     runner && generator.name === 'extractive'
       ? await matchTool(context.embedder, experience.tools, { question: standalone, texts: [body.text, standalone], signal })
       : undefined;
-  const toolAnswer: OfflineToolAnswer | undefined = match && runner && (await offlineToolAnswer(runner, match, signal));
+  // A question that matches a tool but lacks a required argument does not trigger it: it is
+  // answered from the knowledge base, and asked for the argument only where that holds nothing.
+  const toolAnswer = match && runner && match.missing.length === 0 ? await offlineToolAnswer(runner, match, signal) : undefined;
   const topK = settings.topK ?? DEFAULT_TOP_K;
   const chunks = toolAnswer ? [] : await retrieve(context.db, context.embedder, {
     workspaceId: experience.workspaceId,
@@ -70,7 +73,9 @@ export async function startAnswer(
     minScore: settings.minScore ?? DEFAULT_MIN_SCORE,
     relevantCosine: context.embedder.relevantCosine,
   });
-  const deltas = toolAnswer ? single(toolAnswer.answer) : generator.generate({
+  const offline: OfflineToolAnswer | undefined =
+    toolAnswer ?? (match && match.missing.length > 0 && grounding.sources.length === 0 ? { answer: missingArgumentsAnswer(match.tool, match.missing), answered: true } : undefined);
+  const deltas = offline ? single(offline.answer) : generator.generate({
     question: body.text,
     standaloneQuestion: standalone,
     history,
@@ -94,7 +99,7 @@ export async function startAnswer(
       const answeredAt = new Date();
       const cited = citedNumbers(answer);
       const toolCalls = runner?.calls ?? [];
-      const fromTool = toolAnswer ? toolAnswer.answered : toolCalls.some((call) => call.outcome === 'succeeded');
+      const fromTool = offline ? offline.answered : toolCalls.some((call) => call.outcome === 'succeeded');
       const answered = (fromTool || grounding.sources.length > 0) && answer.trim() !== experience.fallbackMessage.trim();
       const actions = buildActions({
         // Stored actions were validated against the Action schema when the experience was saved.
@@ -118,8 +123,8 @@ export async function startAnswer(
         toolCalls,
         metadata: body.metadata ?? {},
         grounded: answered,
-        generator: toolAnswer ? 'tool' : generator.name,
-        model: match && toolAnswer ? match.tool.name : (settings.llmModel ?? generator.model),
+        generator: offline ? 'tool' : generator.name,
+        model: match && offline ? match.tool.name : (settings.llmModel ?? generator.model),
         latencyMs,
         timings: { retrievalMs: Math.round(retrievedAt - started), totalMs: latencyMs },
         askedAt: body.timestamp ?? answeredAt.toISOString(),

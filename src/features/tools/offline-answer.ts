@@ -1,6 +1,6 @@
 import { targetAgents, type TargetAgents } from '../webhooks/send-webhook.ts';
 import type { ToolMatch } from './match-tool.ts';
-import { failedLookupAnswer, missingArgumentsAnswer, toolAnswer } from './tool-answer.ts';
+import { failedLookupAnswer, toolAnswer } from './tool-answer.ts';
 import { argumentProblems } from './tool-parameters.ts';
 import type { ToolTargetRules } from './tool-request.ts';
 import { ToolRunner } from './tool-runner.ts';
@@ -24,14 +24,14 @@ export function toolRunner(tools: readonly Tool[], rules: ToolTargetRules): Tool
 export type OfflineToolAnswer = { answer: string; answered: boolean };
 
 /**
- * Answers a matched question offline: asks for the required arguments the question lacks, or
- * calls the tool and fills its answer template; a failed call says that the lookup failed (and is
- * not an answer, so the experience's handover action shows).
+ * Answers offline a question that matched a tool with every required argument: calls the tool
+ * and fills its answer template; a failed call says that the lookup failed (and is not an answer,
+ * so the experience's handover action shows). Undefined when the arguments found do not pass the
+ * parameters as a whole: the question does not trigger the tool.
  */
-export async function offlineToolAnswer(runner: ToolRunner, match: ToolMatch, signal?: AbortSignal): Promise<OfflineToolAnswer> {
+export async function offlineToolAnswer(runner: ToolRunner, match: ToolMatch, signal?: AbortSignal): Promise<OfflineToolAnswer | undefined> {
   const { tool, args } = match;
-  const invalid = argumentProblems(tool.parameters, args).length > 0;
-  if (match.missing.length > 0 || invalid) return { answer: missingArgumentsAnswer(tool, match.missing.length > 0 ? match.missing : Object.keys(args)), answered: true };
+  if (argumentProblems(tool.parameters, args).length > 0) return undefined;
   const response = await runner.call(tool, args, signal);
   const answer = response.call.outcome === 'succeeded' ? toolAnswer(tool, args, response) : undefined;
   if (answer === undefined) {

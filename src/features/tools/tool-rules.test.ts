@@ -30,6 +30,10 @@ describe(`experience tools: rules and refused targets, default settings (${engin
     const answer = await create([tool()]);
     assert.equal(answer.status, 201, answer.text);
     assert.deepEqual(answer.body.tools, [{ ...tool(), http: { ...tool().http, headers: { 'X-Api-Key': '***' } } }]);
+    const { timeoutMs: _omitted, ...http } = tool().http;
+    const defaulted = await create([{ ...tool(), http }]);
+    assert.equal(defaulted.status, 201, defaulted.text);
+    assert.equal(defaulted.body.tools[0].http.timeoutMs, 5000);
   });
 
   test('every rule is a 400 in the spec shape at the field\'s path', async () => {

@@ -1,7 +1,7 @@
 import type { FieldError } from '../../core/errors.ts';
 import { parametersProblems } from './tool-parameters.ts';
 import { urlProblems, type ToolTargetRules } from './tool-request.ts';
-import type { Tool } from './tool.schema.ts';
+import { DEFAULT_TOOL_TIMEOUT_MS, type Tool } from './tool.schema.ts';
 
 /**
  * What the JSON schema of a tool cannot check, with paths under `/tools`: unique names, a
@@ -17,4 +17,9 @@ export function toolsProblems(tools: readonly Tool[], rules: ToolTargetRules): F
     problems.push(...parametersProblems(tool.parameters, `${at}/parameters`), ...urlProblems(tool, at, rules));
     return problems;
   });
+}
+
+/** A tool as it is stored: its time limit written out, so that reads show the one that applies. */
+export function withDefaults(tool: Tool): Tool {
+  return { ...tool, http: { ...tool.http, timeoutMs: tool.http.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS } };
 }

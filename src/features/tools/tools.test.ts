@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { assertError } from '../../../test/assert-error.ts';
 import { captureLog } from '../../../test/captured-log.ts';
 import { engine, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { ingest } from '../../../test/ingestion.ts';
 import { createQueryExperience, type QueryExperience } from '../../../test/query-experience.ts';
 import { ORDERS_API_KEY, orderStatusTool, startOrdersApi, type OrdersApi } from '../../../test/orders-api.ts';
 
@@ -12,10 +13,12 @@ describe(`experience tools, offline (${engine})`, () => {
   let server: TestServer;
   let api: OrdersApi;
   let shop: QueryExperience;
+  /** An experience with the same tool and no knowledge base. */
+  let bare: string;
   const log = captureLog();
 
-  const ask = async (text: string, sessionId?: string) => {
-    const answer = await server.request('POST', '/api/v2/query', { body: { text, experienceId: shop.experienceId, ...(sessionId ? { sessionId } : {}) } });
+  const ask = async (text: string, sessionId?: string, experienceId = shop.experienceId) => {
+    const answer = await server.request('POST', '/api/v2/query', { body: { text, experienceId, ...(sessionId ? { sessionId } : {}) } });
     assert.equal(answer.status, 200, answer.text);
     return answer.body;
   };
@@ -25,6 +28,11 @@ describe(`experience tools, offline (${engine})`, () => {
     api = await startOrdersApi();
     server = await startTestServer({ TOOLS_ALLOW_HTTP: 'true', TOOLS_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'info' }, log.logger);
     shop = await createQueryExperience(server, { tools: [orderStatusTool(api)], actions: [handover] });
+    const shipping = { id: 'shipping', title: 'When orders ship', content: 'Orders ship within 24 hours. We e-mail you a tracking link as soon as your order has shipped.' };
+    assert.equal((await ingest(server, shop.token, shop.knowledgeBaseId, [shipping])).status, 'completed');
+    const created = await server.request('POST', '/api/v2/experiences', { token: shop.token, body: { name: 'bare', tools: [orderStatusTool(api)] } });
+    assert.equal(created.status, 201, created.text);
+    bare = created.body.id;
   });
   after(async () => {
     await server.close();
@@ -51,17 +59,27 @@ describe(`experience tools, offline (${engine})`, () => {
     api.requests.length = 0;
     const body = await ask('How long do I have to return an item?');
     assert.match(body.answer, /30 days/);
-    assert.equal(body.sources.length, 1);
+    assert.equal(body.sources[0].title, 'Returning an item');
     assert.equal(api.requests.length, 0);
     assert.deepEqual((await transcript(body.sessionId)).messages[0].toolCalls, []);
   });
 
-  test('a matching question without the order number asks for it, and the follow-up that gives it is answered', async () => {
+  test('a question close to the examples without the order number does not call the tool: the knowledge base answers it', async () => {
     api.requests.length = 0;
-    const first = await ask('Has my order shipped yet?');
-    assert.equal(first.answer, 'I can look that up for you: please tell me the order number (orderId).');
+    const body = await ask('Has my order shipped yet?');
+    assert.match(body.answer, /tracking link/);
+    assert.equal(body.sources[0].title, 'When orders ship');
     assert.equal(api.requests.length, 0);
-    const second = await ask('It is 555555', first.sessionId);
+    assert.deepEqual((await transcript(body.sessionId)).messages[0].toolCalls, []);
+  });
+
+  test('where the knowledge base holds nothing, it asks for the missing argument, and the follow-up that gives it is answered', async () => {
+    api.requests.length = 0;
+    const first = await ask('Has my order shipped yet?', undefined, bare);
+    assert.equal(first.answer, 'I can look that up for you: please tell me the order number (orderId).');
+    assert.deepEqual(first.sources, []);
+    assert.equal(api.requests.length, 0);
+    const second = await ask('It is 555555', first.sessionId, bare);
     assert.equal(second.answer, 'Your order 555555 is being packed, expected on 2026-12-09.');
     const messages = (await transcript(first.sessionId)).messages;
     assert.deepEqual(messages.map((message: any) => message.toolCalls.length), [0, 1]);
