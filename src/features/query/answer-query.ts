@@ -51,10 +51,11 @@ export async function startAnswer(
   const runner = experience.tools.length > 0 ? toolRunner(experience.tools, context.config.tools) : undefined;
   // Offline, a question close to a tool's examples is the tool's: it is answered from the API,
   // with no retrieval. The chat model instead sees the tools beside the sources and chooses.
-  const match =
+  const matching =
     runner && generator.name === 'extractive'
       ? await matchTool(context.embedder, experience.tools, { question: standalone, texts: [body.text, standalone], signal })
       : undefined;
+  const match = matching?.match;
   // A question that matches a tool but lacks a required argument does not trigger it: it is
   // answered from the knowledge base, and asked for the argument only where that holds nothing.
   const toolAnswer = match && runner && match.missing.length === 0 ? await offlineToolAnswer(runner, match, signal) : undefined;
@@ -66,6 +67,8 @@ export async function startAnswer(
     topK: topK * CHUNKS_PER_SOURCE,
     mode: 'hybrid',
     vectorDimension: caller.vectorDimension,
+    // Matching embedded the same question with the same encoder.
+    ...(matching ? { queryVector: matching.vector } : {}),
   });
   const retrievedAt = performance.now();
   const grounding = groundingOf(chunks, {

@@ -21,6 +21,8 @@ export type RetrieveInput = {
    * (null: none of them holds vectors of the encoder); looked up when absent.
    */
   vectorDimension?: number | null;
+  /** The question's vector, when the caller embedded `query` already with the same encoder. */
+  queryVector?: Float32Array;
 };
 
 export type Ranked = { id: string; score: number }[];

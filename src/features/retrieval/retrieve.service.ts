@@ -56,8 +56,8 @@ type QueryVector = { dimension: number; vector: Float32Array };
 async function queryVector(db: Db, input: RetrieveInput, embedder: EmbeddingProvider): Promise<QueryVector | undefined> {
   const dimension = input.vectorDimension === undefined ? await vectorDimension(db, input, embedder) : input.vectorDimension;
   if (!dimension || !Number.isInteger(dimension)) return undefined;
-  const [vector] = await embedder.embed([input.query], { question: true });
-  return { dimension, vector: vector! };
+  const vector = input.queryVector ?? (await embedder.embed([input.query], { question: true }))[0]!;
+  return { dimension, vector };
 }
 
 async function vectorDimension(db: Db, input: RetrieveInput, embedder: EmbeddingProvider): Promise<number | undefined> {

@@ -1,13 +1,11 @@
 import { parameterSchema } from './tool-parameters.ts';
-import { placeholdersOf, valueText } from './tool-request.ts';
+import { fillPlaceholders, placeholdersOf, valueText } from './tool-request.ts';
 import type { Tool } from './tool.schema.ts';
+import { isRecord } from '../../core/is-record.ts';
 
 // How much of a response the answer without a template shows: a lookup's record, not a dump.
 const MAX_LISTED_FIELDS = 12;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The values a template may name: the call's arguments, then the JSON response's top-level fields (which win). */
 function templateValues(args: Record<string, unknown>, json: unknown): Map<string, unknown> {
@@ -30,7 +28,7 @@ export function toolAnswer(tool: Tool, args: Record<string, unknown>, response: 
   if (tool.answerTemplate) {
     const missing = placeholdersOf(tool.answerTemplate).some((name) => values.get(name) === undefined || values.get(name) === null);
     if (missing) return undefined;
-    return tool.answerTemplate.replace(/\{([A-Za-z0-9_-]+)\}/g, (_, name: string) => escaped(valueText(values.get(name))));
+    return fillPlaceholders(tool.answerTemplate, (name) => escaped(valueText(values.get(name))));
   }
   if (isRecord(response.json)) {
     const fields = Object.entries(response.json).filter(([, value]) => value === null || typeof value !== 'object');

@@ -15,6 +15,11 @@ export function placeholdersOf(text: string): string[] {
   return [...text.matchAll(PLACEHOLDER)].map((match) => match[1]!);
 }
 
+/** `text` with each `{name}` placeholder replaced by `fill(name)`. */
+export function fillPlaceholders(text: string, fill: (name: string) => string): string {
+  return text.replace(PLACEHOLDER, (_, name: string) => fill(name));
+}
+
 /** The rules of webhook targets, applied to tools with the tools' own settings. */
 export function targetRules(rules: ToolTargetRules): TargetRules {
   return { ...rules, settings: toolSettings };
@@ -46,7 +51,7 @@ export function valueText(value: unknown): string {
 /** The HTTP request a call makes: the URL filled, the other arguments as query string or JSON body. */
 export function toolRequest(tool: Tool, args: Record<string, unknown>): { url: URL; body: string | undefined } {
   const inUrl = new Set(placeholdersOf(tool.http.url));
-  const url = new URL(tool.http.url.replace(PLACEHOLDER, (_, name: string) => (args[name] === undefined ? '' : encodeURIComponent(valueText(args[name])))));
+  const url = new URL(fillPlaceholders(tool.http.url, (name) => (args[name] === undefined ? '' : encodeURIComponent(valueText(args[name])))));
   const rest = Object.entries(args).filter(([name, value]) => !inUrl.has(name) && value !== undefined);
   if (tool.http.method === 'POST') return { url, body: JSON.stringify(Object.fromEntries(rest)) };
   for (const [name, value] of rest) {

@@ -3,13 +3,11 @@ import type { TargetAgents } from '../webhooks/send-webhook.ts';
 import { callTool, type ToolResponse } from './call-tool.ts';
 import { argumentProblems } from './tool-parameters.ts';
 import type { Tool, ToolCall } from './tool.schema.ts';
+import { isRecord } from '../../core/is-record.ts';
 
 // What a model is told of a response: the issue's 16 KB, enough for a record and a short list.
 export const MAX_TOOL_MESSAGE_CHARS = 16 * 1024;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The `tool` message of a successful call: the JSON compacted when it parsed, cut to the limit. */
 function toolMessage(response: ToolResponse): string {

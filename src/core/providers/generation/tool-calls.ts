@@ -4,6 +4,7 @@
  * sends them complete. Also the messages that carry the calls and their results back to the model.
  */
 import type { ToolFunction } from './provider.ts';
+import { isRecord } from '../../is-record.ts';
 
 /** One complete call, as the assistant message that requested it repeats it to the model. */
 export type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
@@ -62,6 +63,3 @@ export class ToolCallAccumulator {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
